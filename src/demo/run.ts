@@ -1,0 +1,385 @@
+/**
+ * `npm run demo`: Order Desk's main job, offline. Starts the supplier sandbox (fast timeline), the fake Slack
+ * Web API, a fake Secrets Manager holding the supplier key, and Order Desk itself on an embedded store in a
+ * temporary directory, all on loopback. Then it does what users do, through the same signed HTTP requests
+ * Slack sends: an agent's `/order` with a modal submission (first with mistakes), a message-shortcut order
+ * on a ticket message, and a Workflow Builder step for a new hire. It waits until the supplier has delivered
+ * every order and its thread shows every update, prints the threads, and exits 0 (non-zero naming the step
+ * that failed).
+ */
+import { createWriteStream } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../config.ts";
+import { startFakeSecretsManager } from "../devtools/fake-secrets-manager.ts";
+import { type FakeSlack, runWorkflowStep, SlackUser, startFakeSlack } from "../devtools/fake-slack/index.ts";
+import { createSlackRequests } from "../devtools/slack-requests.ts";
+import { createLogger } from "../log.ts";
+import { type OrderDesk, startOrderDesk } from "../main.ts";
+import { generateTestKey } from "../sandbox/keys.ts";
+import { startSandbox } from "../sandbox/sandbox.ts";
+import { CALLBACK } from "../slack/blocks/ids.ts";
+import { STATUS_LINE_BLOCK_ID } from "../slack/blocks/updates/status-line.ts";
+
+export interface DemoIo {
+  stdout: { write(chunk: string): unknown };
+  stderr: { write(chunk: string): unknown };
+}
+
+const USAGE = `Usage: order-desk demo [--speed N] [--timeout-ms N] [--keep]
+
+Runs the whole flow offline and prints each Slack thread.
+  --speed        how much faster than real time the supplier fulfils orders (default 300)
+  --timeout-ms   give up when the orders are not delivered by then (default 90000)
+  --keep         keep the temporary directory (database and the JSON log) and print its path
+`;
+
+const AGENT = "U0AGENT01";
+const MANAGER = "U0MANAGER";
+const NEW_HIRE = "U0NEWHIRE";
+const HELPDESK = "C0HELPDESK";
+const ONBOARDING = "C0ONBOARD";
+const ADMIN = "C0ITADMIN";
+const BOT_TOKEN = "xoxb-demo";
+const SIGNING_SECRET = "demo-signing-secret-not-for-production";
+const SECRET_ID = "order-desk/supplier-api-key";
+const CONFIG_FILE = fileURLToPath(new URL("../../examples/order-desk.config.yml", import.meta.url));
+
+class StepFailed extends Error {
+  constructor(
+    readonly step: string,
+    cause: unknown,
+  ) {
+    super(`${step}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
+  let args: { speed: number; timeoutMs: number; keep: boolean };
+  try {
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        speed: { type: "string", default: "300" },
+        "timeout-ms": { type: "string", default: "90000" },
+        keep: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+    if (values.help) {
+      io.stdout.write(USAGE);
+      return 0;
+    }
+    args = { speed: Number(values.speed), timeoutMs: Number(values["timeout-ms"]), keep: values.keep };
+    if (!(args.speed > 0) || !(args.timeoutMs > 0))
+      throw new Error("--speed and --timeout-ms take numbers > 0");
+  } catch (error) {
+    io.stderr.write(`order-desk demo: ${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+
+  const started = Date.now();
+  const say = (line: string) => io.stdout.write(`${line}\n`);
+  const closers: Array<() => Promise<unknown> | unknown> = [];
+  const dir = await mkdtemp(join(tmpdir(), "order-desk-demo-"));
+  const logFile = join(dir, "order-desk.log");
+  const logStream = createWriteStream(logFile);
+  const logger = createLogger({ level: "info" }, logStream);
+
+  async function step<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const t0 = Date.now();
+    try {
+      const value = await fn();
+      say(`  ✓ ${name} (${Date.now() - t0} ms)`);
+      return value;
+    } catch (error) {
+      throw new StepFailed(name, error);
+    }
+  }
+
+  try {
+    say("Order Desk demo: everything runs on this machine, nothing leaves it.\n");
+    const port = await freePort();
+    const webhookUrl = `http://127.0.0.1:${port}/webhooks/supplier`;
+    const apiKey = generateTestKey();
+
+    const sandbox = await step(`start the supplier sandbox (speed ×${args.speed})`, () =>
+      startSandbox({ apiKeys: [apiKey], webhookUrl, speed: args.speed, seed: "demo", logger }),
+    );
+    closers.push(() => sandbox.close());
+
+    const secrets = await step("start a local Secrets Manager holding the supplier API key", async () => {
+      const sm = await startFakeSecretsManager({ port: 0 });
+      const expiresAt = new Date(Date.now() + 200 * 86_400_000).toISOString();
+      sm.putSecretValue(SECRET_ID, JSON.stringify({ apiKey, expiresAt }));
+      return sm;
+    });
+    closers.push(() => secrets.close());
+
+    const fake: FakeSlack = await step("start the fake Slack workspace", () =>
+      startFakeSlack({
+        botToken: BOT_TOKEN,
+        users: [
+          { id: AGENT, name: "alice", realName: "Alice Agent" },
+          { id: MANAGER, name: "mark", realName: "Mark Manager" },
+          { id: NEW_HIRE, name: "nina", realName: "Nina Newhire" },
+        ],
+        channels: [
+          { id: HELPDESK, name: "helpdesk" },
+          { id: ONBOARDING, name: "onboarding" },
+          { id: ADMIN, name: "it-admin" },
+        ],
+        usergroups: [{ id: "S0HELPDESK", handle: "helpdesk", users: [MANAGER] }],
+      }),
+    );
+    closers.push(() => fake.close());
+
+    const desk: OrderDesk = await step("start Order Desk (embedded store, Slack over HTTP)", async () => {
+      const config = loadConfig({
+        ORDER_DESK_ENV: "development",
+        ORDER_DESK_CONFIG: CONFIG_FILE,
+        ORDER_DESK_DATA_DIR: join(dir, "data"),
+        HTTP_HOST: "127.0.0.1",
+        HTTP_PORT: String(port),
+        SLACK_MODE: "http",
+        SLACK_BOT_TOKEN: BOT_TOKEN,
+        SLACK_SIGNING_SECRET: SIGNING_SECRET,
+        SLACK_API_URL: fake.apiUrl,
+        SUPPLIER_BASE_URL: sandbox.url,
+        SUPPLIER_ENVIRONMENT: "test",
+        SUPPLIER_API_KEY_SECRET_ID: SECRET_ID,
+        AWS_REGION: secrets.region,
+        AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+        WEBHOOK_SECRETS: sandbox.webhookSecrets.join(","),
+        WEBHOOK_SETTLE_MS: "300",
+      });
+      return startOrderDesk(config, {
+        logger,
+        defaultMetrics: false,
+        secretsCredentials: { accessKeyId: "demo", secretAccessKey: "demo" },
+      });
+    });
+    closers.push(() => desk.stop());
+
+    const requests = createSlackRequests({
+      url: `${desk.url}/slack/events`,
+      signingSecret: SIGNING_SECRET,
+      teamId: fake.teamId,
+      appId: fake.appId,
+    });
+    const alice = new SlackUser({ fake, requests, userId: AGENT, timeoutMs: 10_000 });
+    const form = {
+      first_name: "Priya",
+      last_name: "Patel",
+      email: "priya.patel@example.com",
+      phone: "+31 20 555 0199",
+      delivery_at: "Office",
+      company: "Acme BV",
+      address1: "Herengracht 500",
+      city: "Amsterdam",
+      zip: "1017 CB",
+      country: { value: "NL", text: "Netherlands (NL)" },
+      line_0_item: { value: "LAP-14-PRO", text: 'Laptop 14" Pro (LAP-14-PRO)' },
+      line_0_quantity: "1",
+    };
+
+    say("\nWhat the users do:");
+    await step(
+      "alice: /order HD-1042 in #helpdesk, submits with mistakes, sees them inline, fixes them",
+      async () => {
+        const { triggerId } = await alice.runCommand({
+          channel: HELPDESK,
+          command: "/order",
+          text: "HD-1042",
+        });
+        const view = await alice.openedModal(triggerId);
+        const wrong = await alice.submit(view.id, {
+          ...form,
+          profile: "Acme EU",
+          email: "priya.patel-at-example",
+          country: { value: "XX", text: "XX" },
+        });
+        if (wrong.outcome.outcome !== "errors")
+          throw new Error(`expected inline errors, got ${wrong.outcome.outcome}`);
+        const errors = Object.keys(fake.view(view.id)?.errors ?? {});
+        say(`      inline errors on: ${errors.join(", ")}`);
+        const fixed = await alice.submit(view.id, { ...form, profile: "Acme EU" });
+        if (fixed.outcome.outcome !== "closed")
+          throw new Error(`the modal did not close: ${JSON.stringify(fixed.outcome)}`);
+      },
+    );
+
+    await step("mark posts ticket HD-1043; alice orders from it with the message shortcut", async () => {
+      const ticket = fake.postAsUser(
+        HELPDESK,
+        MANAGER,
+        "HD-1043: Tom in Rotterdam needs a second monitor and a dock for his desk, please.",
+      );
+      const { triggerId } = await alice.shortcutOnMessage({
+        channel: HELPDESK,
+        ts: ticket.ts,
+        callbackId: CALLBACK.orderFromMessage,
+      });
+      const view = await alice.openedModal(triggerId);
+      const done = await alice.submit(view.id, {
+        ...form,
+        profile: "Acme EU",
+        first_name: "Tom",
+        last_name: "de Vries",
+        email: "tom.devries@example.com",
+        address1: "Coolsingel 40",
+        city: "Rotterdam",
+        zip: "3011 AD",
+        line_0_item: { value: "MON-27-4K", text: 'Monitor 27" 4K USB-C (MON-27-4K)' },
+        line_0_quantity: "1",
+      });
+      if (done.outcome.outcome !== "closed")
+        throw new Error(`the modal did not close: ${JSON.stringify(done.outcome)}`);
+    });
+
+    const execution = await step(
+      "onboarding workflow: 'Place IT order' for nina, Remote starter kit to her home",
+      async () => {
+        const run = await runWorkflowStep(fake, requests, {
+          callbackId: "place_order",
+          inputs: {
+            ticket_id: "ONB-7",
+            recipient: NEW_HIRE,
+            first_name: "Nina",
+            last_name: "Newhire",
+            email: "nina.newhire@example.com",
+            phone: "+31 6 1234 5678",
+            delivery_at: "Home",
+            address1: "Keizersgracht 1",
+            city: "Amsterdam",
+            zip: "1015 CJ",
+            country: "NL",
+            items: "Remote starter kit",
+            channel: ONBOARDING,
+          },
+        });
+        if (run.response.status !== 200) throw new Error(`the app answered HTTP ${run.response.status}`);
+        return run;
+      },
+    );
+
+    say("\nWhat happens next (the supplier fulfils, its webhooks thread into Slack):");
+    await step("the workflow step completes with its outputs", async () => {
+      const outputs = await until("functions.completeSuccess", args.timeoutMs, async () => {
+        const e = fake.execution(execution.functionExecutionId);
+        if (e?.status === "failed") throw new Error(`the step failed: ${e.error}`);
+        return e?.status === "completed" ? e.outputs : undefined;
+      });
+      say(`      outputs: ${JSON.stringify(outputs)}`);
+    });
+
+    await step("every order is delivered and every supplier event is in its thread", async () => {
+      let last = "";
+      try {
+        await until("delivery of the three orders", args.timeoutMs, async () => {
+          const { rows } = await desk.store.query(
+            `SELECT o.external_document_number AS edn, o.status, o.slack_channel_id AS channel,
+                    o.slack_message_ts AS ts, count(e.id)::int AS events,
+                    count(e.id) FILTER (WHERE e.posted_at IS NULL)::int AS unposted
+               FROM orders o LEFT JOIN supplier_events e ON e.order_id = o.id
+              GROUP BY o.id ORDER BY o.created_at`,
+          );
+          const orders = rows as {
+            edn: string;
+            status: string;
+            channel: string | null;
+            ts: string | null;
+            events: number;
+            unposted: number;
+          }[];
+          // What people see: the order's message shows Delivered on its status line.
+          const shownDelivered = (o: (typeof orders)[number]) => {
+            const latest = o.channel && o.ts ? fake.message(o.channel, o.ts)?.versions.at(-1) : undefined;
+            const blocks = (latest?.blocks ?? []) as { block_id?: string }[];
+            return JSON.stringify(blocks.find((b) => b.block_id === STATUS_LINE_BLOCK_ID) ?? "").includes(
+              "Delivered",
+            );
+          };
+          last = orders
+            .map(
+              (o) =>
+                `${o.edn} ${o.status} (${o.events} events, ${o.unposted} unposted, ` +
+                `message ${shownDelivered(o) ? "shows" : "does not show"} Delivered)`,
+            )
+            .join("; ");
+          const done =
+            orders.length === 3 &&
+            orders.every((o) => o.status === "delivered" && o.unposted === 0 && shownDelivered(o));
+          return done ? orders : undefined;
+        });
+      } catch (error) {
+        const failed = await desk.jobs.listFailed({ limit: 5 }).catch(() => []);
+        const orphans = await desk.store
+          .query("SELECT count(*)::int AS n FROM supplier_events WHERE order_id IS NULL")
+          .then((r) => (r.rows[0] as { n: number }).n)
+          .catch(() => "?");
+        for (const channel of [HELPDESK, ONBOARDING]) {
+          io.stderr.write(`${fake.transcript(channel, { statusBlockId: STATUS_LINE_BLOCK_ID })}\n`);
+        }
+        throw new Error(
+          `${(error as Error).message}; orders: ${last || "none"}; orphan events: ${orphans}; ` +
+            `failed jobs: ${JSON.stringify(failed)}`,
+        );
+      }
+    });
+    const atSupplier = await sandbox.orders();
+    say(`      the supplier holds ${atSupplier.length} orders, each placed once`);
+
+    for (const channel of [HELPDESK, ONBOARDING]) {
+      say("");
+      say(fake.transcript(channel, { statusBlockId: STATUS_LINE_BLOCK_ID }));
+    }
+    say(`\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+    if (args.keep) say(`Database and JSON log kept in ${dir}`);
+    return 0;
+  } catch (error) {
+    const step = error instanceof StepFailed ? error.step : "setting up";
+    io.stderr.write(
+      `\nThe demo failed at: ${step}\n  ${error instanceof Error ? error.message : String(error)}\n` +
+        `Order Desk's log: ${logFile}\n`,
+    );
+    args.keep = true;
+    return 1;
+  } finally {
+    for (const close of closers.reverse()) {
+      try {
+        await close();
+      } catch {
+        // Shutting down the demo's own servers; nothing to report to the reader.
+      }
+    }
+    logStream.end();
+    if (!args.keep) await rm(dir, { recursive: true, force: true });
+  }
+}

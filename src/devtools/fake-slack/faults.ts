@@ -1,0 +1,75 @@
+/**
+ * Fault injection: what a flaky or busy Slack does to a client. Each rule matches a method (or every
+ * method) and is consumed as calls arrive, so a test says exactly how many calls fail.
+ */
+
+export type Fault =
+  | { kind: "rate_limit"; retryAfterSec: number }
+  | { kind: "error"; error: string }
+  | { kind: "http"; status: number; body: string }
+  | { kind: "hang" }
+  /** Slack does the work, then the connection drops before the answer: the caller cannot tell it happened. */
+  | { kind: "lost_answer" };
+
+interface Rule {
+  method: string | undefined;
+  remaining: number;
+  fault: Fault;
+}
+
+export class Faults {
+  private rules: Rule[] = [];
+  private latency = new Map<string, number>();
+
+  add(method: string | undefined, count: number, fault: Fault): void {
+    if (count > 0) this.rules.push({ method, remaining: count, fault });
+  }
+
+  setLatency(ms: number, method?: string): void {
+    this.latency.set(method ?? "*", ms);
+  }
+
+  latencyFor(method: string): number {
+    return this.latency.get(method) ?? this.latency.get("*") ?? 0;
+  }
+
+  /** Takes the first matching rule's next fault, if any. */
+  take(method: string): Fault | undefined {
+    const rule = this.rules.find((r) => r.remaining > 0 && (r.method === undefined || r.method === method));
+    if (!rule) return undefined;
+    rule.remaining -= 1;
+    this.rules = this.rules.filter((r) => r.remaining > 0);
+    return rule.fault;
+  }
+
+  clear(): void {
+    this.rules = [];
+    this.latency.clear();
+  }
+}
+
+/**
+ * Slack's per-channel posting pace ("about one message per second per channel, short bursts allowed")
+ * as a token bucket; off unless configured.
+ */
+export class ChannelPace {
+  private buckets = new Map<string, { tokens: number; at: number }>();
+
+  constructor(
+    private readonly perSecond: number,
+    private readonly burst: number,
+  ) {}
+
+  /** Seconds to wait before this channel accepts another post, or 0 if it accepts now (and counts it). */
+  check(channel: string, now: number): number {
+    const b = this.buckets.get(channel) ?? { tokens: this.burst, at: now };
+    b.tokens = Math.min(this.burst, b.tokens + ((now - b.at) / 1000) * this.perSecond);
+    b.at = now;
+    this.buckets.set(channel, b);
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((1 - b.tokens) / this.perSecond));
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * A fake Slack Web API for tests and `npm run demo`: point Bolt's `clientOptions.slackApiUrl` at
+ * `fake.apiUrl`, drive the app with `SlackUser` (signed requests to its HTTP receiver), inspect
+ * what it posted, and inject Slack's failures.
+ */
+export { LIMITS, validateBlocks, validateView } from "./blocks.ts";
+export type { Clock } from "./ids.ts";
+export {
+  type ChannelInput,
+  DEFAULT_BOT_SCOPES,
+  DEFAULT_FUNCTION_OUTPUTS,
+  type FakeSlack,
+  type FakeSlackOptions,
+  type ResponseUrlPost,
+  startFakeSlack,
+  type ViewResponseOutcome,
+  type WaitForOptions,
+} from "./server.ts";
+export type {
+  CallRecord,
+  FakeChannel,
+  FakeEphemeral,
+  FakeFunctionExecution,
+  FakeMessage,
+  FakeUser,
+  FakeUsergroup,
+  FakeView,
+} from "./state.ts";
+export { messageLines, renderTranscript, statusLine, type TranscriptOptions } from "./transcript.ts";
+export {
+  type Interaction,
+  runWorkflowStep,
+  SlackUser,
+  type SlackUserOptions,
+  type Submission,
+} from "./user.ts";
+export { type TypedValue, viewState } from "./view-state.ts";

@@ -1,0 +1,6 @@
+export * from "./errors.ts";
+export * from "./ids.ts";
+export * from "./jobs.ts";
+export * from "./queues.ts";
+export type { JobContext, JobHandler } from "./worker.ts";
+export { describeError, MAX_CONSECUTIVE_DEFERRALS } from "./worker.ts";

@@ -1,0 +1,31 @@
+/**
+ * Puts back in the queue the active jobs a dead process left behind (`where` picks them). The interrupted run
+ * counts as an attempt, so a job that kills its process every time still ends (failed, with its reason).
+ */
+import type { Logger } from "pino";
+import type { Store } from "../store/db.ts";
+
+export async function requeueInterrupted(
+  store: Store,
+  target: { jobTable: string; schema: string },
+  where: { sql: string; params: unknown[] },
+  logger: Logger,
+): Promise<{ name: string; id: string; state: string }[]> {
+  const { rows } = await store.query<{ name: string; id: string; state: string }>(
+    `UPDATE ${target.jobTable} SET
+       state = CASE WHEN retry_count < retry_limit THEN 'retry' ELSE 'failed' END::${target.schema}.job_state,
+       completed_on = CASE WHEN retry_count < retry_limit THEN NULL ELSE now() END,
+       start_after = now(),
+       output = '{"message": "interrupted: the process running it stopped"}'::jsonb
+     WHERE state = 'active' AND (${where.sql})
+     RETURNING name, id, state`,
+    where.params,
+  );
+  for (const row of rows) {
+    logger.warn(
+      { queue: row.name, jobId: row.id, state: row.state },
+      "queued again a job its stopped process left",
+    );
+  }
+  return rows;
+}

@@ -1,0 +1,160 @@
+/**
+ * Which process runs each active job, on PostgreSQL, so that the jobs of a process that died are run again in
+ * seconds rather than when their run expires (up to `expireInSeconds`, minutes for a placement).
+ *
+ * - Each process holds a session advisory lock on its own key on a dedicated connection. PostgreSQL drops the
+ *   lock when the session ends, and a killed process's socket is closed by its kernel: a key without its lock
+ *   belongs to a dead process. (pg_locks lists every session's advisory locks.)
+ * - Right after fetching, the process writes its key into each job's `output` (pg-boss keeps it until the job
+ *   completes, fails or is deferred, which overwrite it).
+ * - Every `sweepIntervalMs`, each process re-takes its own lock if its connection was lost, and queues again
+ *   the active jobs whose key has had no lock for `graceMs` across consecutive successful sweeps. The grace
+ *   covers a PostgreSQL restart, after which every live process needs a moment to lock its key again; a sweep
+ *   that fails forgets what it saw, so an outage never counts as death.
+ *
+ * The one window left: a process killed between the fetch and the claim (one statement) leaves jobs without a
+ * key; those wait for pg-boss's expiry as before.
+ */
+import { randomInt } from "node:crypto";
+import pg from "pg";
+import type { Logger } from "pino";
+import type { Store } from "../store/db.ts";
+import { requeueInterrupted } from "./interrupted.ts";
+
+/** The advisory lock namespace (first key of the two-int form): "OD" + "JB" in ASCII. */
+const LOCK_NAMESPACE = 0x4f444a42;
+
+export interface JobOwnersOptions {
+  store: Store;
+  /** pg-boss's job table, schema-qualified. */
+  jobTable: string;
+  /** pg-boss's schema (for the `job_state` type). */
+  schema: string;
+  logger: Logger;
+  /** Default 5 s. */
+  sweepIntervalMs?: number;
+  /** How long a key must stay unlocked before its jobs are taken back (default 15 s). */
+  graceMs?: number;
+  /** Told which queues got jobs back, to wake their workers. */
+  onRecovered?: (queues: string[]) => void;
+  now?: () => number;
+}
+
+export interface JobOwners {
+  readonly key: number;
+  start(): Promise<void>;
+  /** Marks freshly fetched jobs as this process's. */
+  claim(queue: string, ids: readonly string[]): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createJobOwners(options: JobOwnersOptions): JobOwners {
+  const { store, jobTable, schema, logger } = options;
+  if (store.kind !== "postgres" || store.connectionString === null) {
+    throw new TypeError("job ownership is for PostgreSQL; the embedded store recovers jobs at start-up");
+  }
+  const connectionString: string = store.connectionString;
+  const key = randomInt(1, 2 ** 31 - 1);
+  const sweepIntervalMs = options.sweepIntervalMs ?? 5_000;
+  const graceMs = options.graceMs ?? 15_000;
+  const now = options.now ?? Date.now;
+  const deadSince = new Map<number, number>();
+  let session: pg.Client | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let sweeping: Promise<number> | null = null;
+  let stopped = false;
+
+  async function lock(): Promise<void> {
+    if (session) return;
+    const client = new pg.Client({ connectionString, application_name: "order-desk-jobs-owner" });
+    client.on("error", (error) => {
+      logger.warn(
+        { err: error, ownerKey: key },
+        "job owner connection lost; locking again on the next sweep",
+      );
+      if (session === client) session = null;
+    });
+    client.on("end", () => {
+      if (session === client) session = null;
+    });
+    await client.connect();
+    try {
+      await client.query("SELECT pg_advisory_lock($1, $2)", [LOCK_NAMESPACE, key]);
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
+    session = client;
+  }
+
+  async function deadKeys(): Promise<number[]> {
+    const { rows } = await store.query<{ key: string }>(
+      `SELECT DISTINCT output->>'worker' AS key FROM ${jobTable}
+       WHERE state = 'active' AND output->>'worker' IS NOT NULL
+         AND (output->>'worker')::bigint NOT IN (
+           SELECT objid::bigint FROM pg_locks
+           WHERE locktype = 'advisory' AND classid = $1::bigint::oid AND objsubid = 2 AND granted)`,
+      [LOCK_NAMESPACE],
+    );
+    return rows.map((r) => Number(r.key));
+  }
+
+  async function sweepOnce(): Promise<number> {
+    try {
+      await lock();
+      const dead = await deadKeys();
+      const at = now();
+      for (const k of [...deadSince.keys()]) if (!dead.includes(k)) deadSince.delete(k);
+      for (const k of dead) if (!deadSince.has(k)) deadSince.set(k, at);
+      const expired = dead.filter((k) => k !== key && at - (deadSince.get(k) ?? at) >= graceMs);
+      if (expired.length === 0) return 0;
+      const rows = await requeueInterrupted(
+        store,
+        { jobTable, schema },
+        { sql: "(output->>'worker')::bigint = ANY($1::bigint[])", params: [expired] },
+        logger,
+      );
+      for (const k of expired) deadSince.delete(k);
+      if (rows.length > 0) options.onRecovered?.([...new Set(rows.map((r) => r.name))]);
+      return rows.length;
+    } catch (error) {
+      // What an unreachable database showed is no evidence of death: start the grace again.
+      deadSince.clear();
+      logger.warn({ err: error }, "job owner sweep failed; trying again on the next sweep");
+      return 0;
+    }
+  }
+
+  return {
+    key,
+    async start() {
+      await lock();
+      timer = setInterval(() => {
+        if (!sweeping && !stopped) {
+          sweeping = sweepOnce().finally(() => {
+            sweeping = null;
+          });
+        }
+      }, sweepIntervalMs);
+      timer.unref();
+    },
+    async claim(queue, ids) {
+      if (ids.length === 0) return;
+      await store.query(
+        `UPDATE ${jobTable}
+         SET output = CASE WHEN jsonb_typeof(output) = 'object' THEN output ELSE '{}'::jsonb END
+           || jsonb_build_object('worker', $3::bigint)
+         WHERE name = $1 AND id = ANY($2::uuid[]) AND state = 'active'`,
+        [queue, ids, key],
+      );
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      await sweeping?.catch(() => {});
+      const client = session;
+      session = null;
+      await client?.end().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * The durable queues and their retry policies.
+ *
+ * pg-boss retries a failed job after `retryDelay · 2^(n-1)` to `retryDelay · 2^n` seconds (n = the retry number,
+ * random within the range so that many failed jobs do not come back at the same instant).
+ * - place-order: 10 retries from 15 s → the last one between ~4.3 h and ~8.5 h after the first failure, so a
+ *   supplier answering INTERNAL_SERVER_ERROR or unreachable for hours still gets the order in the end.
+ * - post-update: 8 retries from 5 s → retried for ~20–40 min (a Slack 429 is not a failure: the handler throws
+ *   `RetryLaterError(retryAfterMs)` and the job is re-scheduled without using up an attempt).
+ * `expireInSeconds` bounds one run: a handler still running then is aborted (its `signal` fires) and the job
+ * is retried; on PostgreSQL it is also how a job held by a replica that died is found and retried.
+ */
+export const QUEUES = {
+  placeOrder: "place-order",
+  postUpdate: "post-update",
+} as const;
+
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+export const QUEUE_NAMES: readonly QueueName[] = Object.values(QUEUES);
+
+export interface QueuePolicy {
+  /** Retries after the first attempt. */
+  retryLimit: number;
+  /** Base delay of the first retry, in seconds (doubling with `retryBackoff`). */
+  retryDelaySeconds: number;
+  retryBackoff: boolean;
+  /** Longest a single run may take. */
+  expireInSeconds: number;
+}
+
+export const DEFAULT_POLICIES: Readonly<Record<QueueName, QueuePolicy>> = {
+  "place-order": { retryLimit: 10, retryDelaySeconds: 15, retryBackoff: true, expireInSeconds: 300 },
+  "post-update": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
+};
+
+export function isQueueName(value: string): value is QueueName {
+  return (QUEUE_NAMES as readonly string[]).includes(value);
+}

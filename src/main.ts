@@ -1,0 +1,357 @@
+/**
+ * The composition root: builds every part with its dependencies, starts them in order, and stops them in
+ * the reverse order on SIGTERM. No business rule lives here.
+ */
+import { LogLevel, WebClient } from "@slack/web-api";
+import type { Logger } from "pino";
+import { type Customer, createCustomer } from "./config/catalog.ts";
+import { loadCustomerConfig } from "./config/customer.ts";
+import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { healthRoutes, storeCheck } from "./http/health.ts";
+import { metricsRoute } from "./http/metrics.ts";
+import { type HttpServer, startHttpServer } from "./http/server.ts";
+import { createJobs, type Jobs, QUEUES } from "./jobs/index.ts";
+import { createLogger } from "./log.ts";
+import { createMetrics, type Metrics } from "./metrics.ts";
+import { placeOrderJob } from "./orders/place.ts";
+import type { AdminAlert } from "./orders/ports.ts";
+import { showOrder } from "./orders/show-order.ts";
+import { workPostUpdates } from "./orders/updates/post-update.ts";
+import { createSlackChat } from "./orders/updates/slack-chat.ts";
+import { createSlackWorkflowFunctions, withWorkflowSteps } from "./orders/workflow/index.ts";
+import { createSecretsManagerClient } from "./secrets/client.ts";
+import { ExpiryWatch } from "./secrets/expiry.ts";
+import { createApiKeyProvider } from "./secrets/factory.ts";
+import { createWebhookSecretSource } from "./secrets/webhook-secrets.ts";
+import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "./slack/app.ts";
+import { orderMessage } from "./slack/blocks/order-message.ts";
+import * as functions from "./slack/listeners/functions/index.ts";
+import { openStore, type Store } from "./store/index.ts";
+import { SupplierClient } from "./supplier/client.ts";
+import { attachOrphanEvents, createOrphanSweeper } from "./webhooks/orphans.ts";
+import { webhookRoute } from "./webhooks/receiver.ts";
+
+export interface OrderDesk {
+  readonly config: Config;
+  readonly url: string;
+  readonly store: Store;
+  readonly jobs: Jobs;
+  readonly slack: SlackApp;
+  readonly customer: Customer;
+  readonly metrics: Metrics;
+  /** Stops taking work, lets running jobs finish within the grace period, closes everything. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: Logger;
+  /** Credentials for Secrets Manager (the offline demo); otherwise the SDK's default chain. */
+  secretsCredentials?: { accessKeyId: string; secretAccessKey: string };
+  /** Process-wide default metrics (event loop, memory); off for several instances in one process. */
+  defaultMetrics?: boolean;
+}
+
+export async function startOrderDesk(config: Config, options: StartOptions = {}): Promise<OrderDesk> {
+  const logger =
+    options.logger ?? createLogger({ level: config.log.level, logPersonalData: config.log.logPersonalData });
+  const production = config.env === "production";
+  const metrics = createMetrics({ defaultMetrics: options.defaultMetrics ?? true });
+  const customer = createCustomer(await loadCustomerConfig(config.customerConfigPath));
+
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const stopAll = async () => {
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        logger.error({ err: error }, "error while stopping");
+      }
+    }
+  };
+
+  // Slack's auth.test runs while the store opens (both take a few hundred milliseconds at start-up); its
+  // failure is awaited, and reported, below.
+  const botIdentityCheck = checkSlackToken(config);
+  botIdentityCheck.catch(() => {});
+
+  try {
+    const store = await openStore({
+      ...(config.store.databaseUrl
+        ? { databaseUrl: config.store.databaseUrl }
+        : { dataDir: config.store.dataDir }),
+      logger,
+    });
+    cleanups.push(() => store.close());
+
+    const jobs = createJobs({ store, logger });
+    await jobs.start();
+    cleanups.push(() => jobs.stop({ graceMs: config.shutdownGraceMs }));
+
+    const secretsClientOptions = {
+      ...(config.aws.region ? { region: config.aws.region } : {}),
+      ...(config.aws.secretsManagerEndpoint ? { endpoint: config.aws.secretsManagerEndpoint } : {}),
+      ...(options.secretsCredentials ? { credentials: options.secretsCredentials } : {}),
+    };
+    const apiKeys = createApiKeyProvider({
+      secretId: config.apiKey.secretId,
+      envKey: config.apiKey.envKey,
+      ttlMs: config.apiKey.cacheTtlMs,
+      production,
+      logger,
+      clientOptions: secretsClientOptions,
+    });
+    const webhookSecrets = config.webhooks.secretId
+      ? createWebhookSecretSource({
+          client: createSecretsManagerClient(secretsClientOptions),
+          secretId: config.webhooks.secretId,
+          ttlMs: config.apiKey.cacheTtlMs,
+          logger,
+        })
+      : () => config.webhooks.secrets;
+
+    const supplierClient = new SupplierClient({
+      baseUrl: config.supplier.baseUrl,
+      environment: config.supplier.environment,
+      timeoutMs: config.supplier.timeoutMs,
+      retry: { maxAttempts: config.supplier.maxAttempts },
+      logger,
+    });
+    cleanups.push(() => supplierClient.close());
+    const supplier: Pick<SupplierClient, "createOrder" | "environment"> = {
+      environment: supplierClient.environment,
+      async createOrder(request, callOptions) {
+        const end = metrics.supplierLatency.startTimer();
+        try {
+          const result = await supplierClient.createOrder(request, callOptions);
+          end({ outcome: "placed" });
+          if (result.attempts > 1) metrics.supplierRetries.inc(result.attempts - 1);
+          metrics.ordersPlaced.inc({ source: "supplier" });
+          return result;
+        } catch (error) {
+          const code = (error as { code?: string }).code ?? "UNKNOWN";
+          end({ outcome: code });
+          const rejected = [
+            "VALIDATION_FAILED",
+            "LOCAL_VALIDATION_FAILED",
+            "DUPLICATE_ORDER",
+            "INVALID_PAYLOAD",
+          ];
+          if (rejected.includes(code)) metrics.ordersRejected.inc({ reason: code });
+          else metrics.ordersFailed.inc({ reason: code });
+          throw error;
+        }
+      },
+    };
+
+    const botIdentity = await botIdentityCheck;
+    const slack = createSlackApp({
+      mode: config.slack.mode,
+      botToken: config.slack.botToken,
+      botIdentity,
+      timeoutMs: config.slack.timeoutMs,
+      customer,
+      store,
+      jobs,
+      logger,
+      ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
+      ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
+      ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
+      register: (app, context) =>
+        functions.register(app, context, { deadlineMs: config.workflowPlacementDeadlineMs }),
+    });
+    const alertAdmins = (alert: AdminAlert) => slack.notifier.alertAdmins(alert);
+
+    const orphanDeps = { store, jobs, settleMs: config.webhooks.settleMs };
+    const placeOrder = placeOrderJob({
+      store,
+      customer,
+      supplier,
+      apiKeys: apiKeys.provider,
+      defaultSecretId: apiKeys.secretId,
+      notifier: slack.notifier,
+      logger,
+      onPlaced: async (order) => {
+        if (order.correlationId) await attachOrphanEvents(orphanDeps, order.id, order.correlationId);
+      },
+    });
+    // Orders from a Workflow Builder step complete (or fail) their step when placement ends.
+    const workflowFunctions = createSlackWorkflowFunctions({
+      token: config.slack.botToken,
+      timeoutMs: config.slack.timeoutMs,
+      logger,
+      ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
+    });
+    jobs.work(
+      QUEUES.placeOrder,
+      withWorkflowSteps(placeOrder, {
+        store,
+        jobs,
+        notifier: slack.notifier,
+        functions: workflowFunctions,
+        logger,
+      }),
+      { concurrency: 4 },
+    );
+    workPostUpdates(jobs, {
+      store,
+      // Its own client: a 429 re-schedules the job after Retry-After instead of blocking a worker.
+      slack: createSlackChat({
+        token: config.slack.botToken,
+        timeoutMs: config.slack.timeoutMs,
+        logger,
+        ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
+      }),
+      settleMs: config.webhooks.settleMs,
+      renderParent: (order) => orderMessage(order, { customer }),
+      showMissingMessage: (order) => showOrder(store, slack.notifier, order, { kind: "placed" }),
+      alertAdmins,
+      broadcast: customer.config.broadcast,
+      metrics,
+      logger,
+    });
+
+    const sweeper = createOrphanSweeper({
+      ...orphanDeps,
+      orphanAfterMs: config.webhooks.orphanAfterMs,
+      alertAdmins,
+      logger,
+    });
+    sweeper.start();
+    cleanups.push(() => sweeper.stop());
+
+    const secretIds = [
+      apiKeys.secretId,
+      ...customer.config.profiles.flatMap((p) => (p.apiKeySecretId ? [p.apiKeySecretId] : [])),
+    ];
+    const expiry = new ExpiryWatch({
+      provider: apiKeys.provider,
+      secretIds,
+      logger,
+      onWarning: (warning) =>
+        alertAdmins({
+          key: `expiry:${warning.secretId}:${warning.versionId}:${warning.thresholdDays}`,
+          title: "The supplier API key expires soon",
+          text: `${warning.message} (secret ${warning.secretId}, key ${warning.redactedKey}). Rotate it: docs/secrets.md.`,
+        }),
+    });
+    cleanups.push(expiry.start());
+
+    let accepting = false;
+    const http: HttpServer = await startHttpServer({
+      host: config.http.host,
+      port: config.http.port,
+      logger,
+      routes: [
+        ...healthRoutes({
+          checks: {
+            store: storeCheck(store),
+            queue: async () => {
+              await jobs.stats();
+            },
+          },
+          accepting: () => accepting,
+        }),
+        metricsRoute({ metrics, jobs }),
+        webhookRoute({
+          store,
+          jobs,
+          getSecrets: webhookSecrets,
+          toleranceSeconds: config.webhooks.toleranceSeconds,
+          settleMs: config.webhooks.settleMs,
+          metrics,
+          logger,
+        }),
+        ...(slack.requestListener
+          ? [{ path: SLACK_EVENTS_PATH, methods: ["POST"], handler: slack.requestListener }]
+          : []),
+      ],
+    });
+    cleanups.push(() => http.close({ graceMs: 5_000 }));
+
+    await slack.start();
+    cleanups.push(() => slack.stop());
+    accepting = true;
+    cleanups.push(() => {
+      accepting = false;
+    });
+    logger.info(
+      { url: http.url, slackMode: config.slack.mode, store: store.kind, supplier: config.supplier.baseUrl },
+      "Order Desk is running",
+    );
+
+    let stopping: Promise<void> | null = null;
+    return {
+      config,
+      url: http.url,
+      store,
+      jobs,
+      slack,
+      customer,
+      metrics,
+      stop() {
+        stopping ??= stopAll();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+/** The bot token must work before anything is served: a clear start-up error beats a crash inside Bolt. */
+async function checkSlackToken(config: Config): Promise<{ botUserId: string; botId: string }> {
+  const client = new WebClient(config.slack.botToken, {
+    timeout: config.slack.timeoutMs,
+    retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1000 },
+    ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
+    logLevel: LogLevel.ERROR,
+  });
+  try {
+    const result = await client.auth.test();
+    if (!result.user_id || !result.bot_id)
+      throw new Error("auth.test did not name a bot user: is SLACK_BOT_TOKEN a bot token?");
+    return { botUserId: result.user_id, botId: result.bot_id };
+  } catch (error) {
+    const reason = (error as { data?: { error?: string } }).data?.error ?? (error as Error).message;
+    throw new Error(
+      `Slack did not accept the bot token (auth.test: ${reason}). Check SLACK_BOT_TOKEN, that the app is installed in ` +
+        "the workspace, and that this host can reach slack.com (or SLACK_API_URL).",
+      { cause: error },
+    );
+  }
+}
+
+/** `order-desk start`: reads the environment, runs until SIGTERM/SIGINT, exits 0 after a clean stop. */
+export async function runStart(env: Record<string, string | undefined>): Promise<number | undefined> {
+  let config: Config;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: config.log.level, logPersonalData: config.log.logPersonalData });
+  let desk: OrderDesk;
+  try {
+    desk = await startOrderDesk(config, { logger });
+  } catch (error) {
+    logger.fatal({ err: error }, "Order Desk could not start");
+    process.stderr.write(`Order Desk could not start: ${(error as Error).message}\n`);
+    return 1;
+  }
+  await new Promise<void>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      logger.info({ signal }, "stopping: no new work, finishing running jobs");
+      resolve();
+    };
+    process.once("SIGTERM", onSignal);
+    process.once("SIGINT", onSignal);
+  });
+  await desk.stop();
+  logger.info("stopped");
+  return 0;
+}

@@ -1,0 +1,37 @@
+/** Errors of the order workflow, each with a readonly `code` to switch on and a message saying what to do. */
+
+export type OrderErrorCode = "ORDER_NOT_FOUND" | "ORDER_NOT_RESUBMITTABLE" | "INVALID_JOB_DATA";
+
+export abstract class OrderError extends Error {
+  abstract readonly code: OrderErrorCode;
+  override readonly cause: unknown;
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message);
+    this.name = new.target.name;
+    this.cause = options.cause;
+  }
+}
+
+export class OrderNotFoundError extends OrderError {
+  readonly code = "ORDER_NOT_FOUND";
+  constructor(readonly orderId: string) {
+    super(`Order ${orderId} does not exist (it may have been removed); place a new order with /order.`);
+  }
+}
+
+/** "Fix and resubmit" on an order that was placed meanwhile, or resubmitted already. */
+export class OrderNotResubmittableError extends OrderError {
+  readonly code = "ORDER_NOT_RESUBMITTABLE";
+  constructor(
+    readonly orderId: string,
+    readonly status: string,
+  ) {
+    super(
+      `This order can no longer be resubmitted (it is ${status}). If you still need it, place a new order with /order.`,
+    );
+  }
+}
+
+export class InvalidJobDataError extends OrderError {
+  readonly code = "INVALID_JOB_DATA";
+}

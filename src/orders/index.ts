@@ -1,0 +1,11 @@
+export * from "./authorization.ts";
+export * from "./check.ts";
+export * from "./draft.ts";
+export * from "./edn.ts";
+export * from "./errors.ts";
+export * from "./fields.ts";
+export * from "./place.ts";
+export type * from "./ports.ts";
+export * from "./request.ts";
+export * from "./submit.ts";
+export * from "./workflow-inputs.ts";

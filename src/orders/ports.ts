@@ -1,0 +1,40 @@
+/**
+ * What the order workflow needs from the outside world, as interfaces: orders/ knows nothing of Bolt or HTTP.
+ * The Slack implementation is src/slack/notifier.ts; the workflow step decorates it to complete its function.
+ */
+import type { Order, OriginMessage } from "../store/repositories/orders.ts";
+
+export type OrderChange =
+  /** Stored and waiting for (or in) placement: the "placing order for TICKET …" message. */
+  | { kind: "placing" }
+  /** The supplier accepted it (correlationId, or `placedEarlier` when a retry proved an earlier attempt). */
+  | { kind: "placed" }
+  /** The supplier (or our copy of its rules) refused it: `order.lastError` has the reasons; fix and resubmit. */
+  | { kind: "rejected" }
+  /** Not placed yet and retried automatically (supplier unavailable, key rejected): `reason` in plain words. */
+  | { kind: "retrying"; reason: string; nextAttemptAt?: Date | undefined }
+  /** Given up for good: `order.lastError` says why. */
+  | { kind: "failed" };
+
+export interface AdminAlert {
+  /** Stable id so an alert is sent once (e.g. `unauthorized:<secret>:<key versions>`). */
+  key: string;
+  title: string;
+  /** Plain words; never a secret (keys appear redacted only). */
+  text: string;
+}
+
+export interface OrderNotifier {
+  /**
+   * Shows the order's new state: posts its message when it has none yet and returns where it went (the job
+   * records it), or updates the existing message and returns null. Handles what it can work around itself
+   * (bot not in the channel → the requester's DM); throws only when nothing could be shown.
+   */
+  publish(order: Order, change: OrderChange): Promise<OriginMessage | null>;
+  /**
+   * The order's message if an earlier `publish` posted it but its answer was never recorded (the process died,
+   * the answer was lost), else null. Used by `showOrder` (show-order.ts) before posting again.
+   */
+  findPublished?(order: Order): Promise<OriginMessage | null>;
+  alertAdmins(alert: AdminAlert): Promise<void>;
+}

@@ -1,0 +1,270 @@
+/**
+ * Accepting an order: authorise, check, then store the intent and enqueue its placement in ONE transaction, so an
+ * order the agent was told about is never lost and never placed twice. The idempotency key (the modal's view id,
+ * the workflow step's execution id) makes a double submit or a re-delivered request return the first order.
+ */
+import { randomUUID } from "node:crypto";
+import { type Logger, pino } from "pino";
+import type { Customer } from "../config/catalog.ts";
+import type { Profile } from "../config/customer-schema.ts";
+import { jobId } from "../jobs/ids.ts";
+import type { Jobs } from "../jobs/jobs.ts";
+import { QUEUES } from "../jobs/queues.ts";
+import type { Queryable, Store } from "../store/db.ts";
+import {
+  findOrdersByExternalDocumentNumber,
+  getOrder,
+  getOrderByIdempotencyKey,
+  getOrderForUpdate,
+  insertOrder,
+  type Order,
+  type OrderSource,
+  resetForResubmit,
+} from "../store/repositories/orders.ts";
+import { checkOrderRequest } from "../supplier/rules.ts";
+import type { Authorizer } from "./authorization.ts";
+import { checkDraft } from "./check.ts";
+import type { OrderDraft } from "./draft.ts";
+import { nextEdn } from "./edn.ts";
+import { OrderNotFoundError, OrderNotResubmittableError } from "./errors.ts";
+import { type FieldErrors, fieldErrorsFromDetails } from "./fields.ts";
+import { draftToRequest } from "./request.ts";
+
+export interface SubmitDeps {
+  store: Store;
+  jobs: Pick<Jobs, "send">;
+  customer: Customer;
+  authorizer: Authorizer;
+  now?: () => Date;
+  newOrderId?: () => string;
+  logger?: Logger;
+}
+
+export interface OrderOrigin {
+  source: OrderSource;
+  /** Slack user id of whoever asked (a workflow's user, or the workflow's app for a form). */
+  requestedBy: string;
+  /** Same key twice → one order: `view:<view id>`, `function:<execution id>`. */
+  idempotencyKey: string;
+  teamId?: string | undefined;
+  /** Where the order's message goes; must be one of the profile's channels. */
+  channelId?: string | undefined;
+  /** For the message shortcut: the ticket message, whose thread the order's message joins. */
+  threadTs?: string | undefined;
+  /** Workflow step context (execution id…), kept on the order. */
+  workflow?: object | undefined;
+}
+
+/** The job's payload. */
+export interface PlaceOrderJobData {
+  orderId: string;
+}
+
+export type SubmitResult =
+  | { status: "queued"; order: Order; created: boolean }
+  | { status: "invalid"; draft: OrderDraft; errors: FieldErrors }
+  | { status: "forbidden"; message: string };
+
+/** Same-channel rule: a profile is used only where the customer file says (private_metadata is not trusted). */
+function profileProblem(
+  customer: Customer,
+  draft: OrderDraft,
+  channelId: string | undefined,
+): FieldErrors | null {
+  const profile = customer.profile(draft.profile.trim());
+  if (!profile || channelId === undefined || profile.channels.includes(channelId)) return null;
+  return {
+    profile: [
+      `The profile "${profile.name}" is not used in this channel. Order from one of its channels, or ask an admin to add this channel to it.`,
+    ],
+  };
+}
+
+async function authorize(
+  deps: SubmitDeps,
+  profile: Profile,
+  userId: string,
+): Promise<{ status: "forbidden"; message: string } | null> {
+  const result = await deps.authorizer.check(profile, userId);
+  return result.allowed ? null : { status: "forbidden", message: result.message };
+}
+
+async function ednTaken(
+  q: Queryable,
+  profile: string,
+  edn: string,
+  exceptOrderId?: string,
+): Promise<boolean> {
+  const existing = await findOrdersByExternalDocumentNumber(q, edn);
+  return existing.some((o) => o.profile === profile && o.id !== exceptOrderId);
+}
+
+const ednTakenErrors = (edn: string): FieldErrors => ({
+  externalDocumentNumber: [`${edn} is already used by another order; type another number or leave it empty.`],
+});
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "23505";
+}
+
+export async function submitOrder(
+  deps: SubmitDeps,
+  draft: OrderDraft,
+  origin: OrderOrigin,
+): Promise<SubmitResult> {
+  const now = deps.now ?? (() => new Date());
+  const logger = deps.logger ?? pino({ level: "silent" });
+  const profileErrors = profileProblem(deps.customer, draft, origin.channelId);
+  if (profileErrors) return { status: "invalid", draft, errors: profileErrors };
+  const checked = checkDraft(draft, deps.customer, { now: now() });
+  if (!checked.ok) {
+    // Say "not allowed" before listing field errors: fixing them would be wasted effort.
+    const profile = deps.customer.profile(checked.draft.profile);
+    const forbidden = profile ? await authorize(deps, profile, origin.requestedBy) : null;
+    return forbidden ?? { status: "invalid", draft: checked.draft, errors: checked.errors };
+  }
+  const forbidden = await authorize(deps, checked.profile, origin.requestedBy);
+  if (forbidden) return forbidden;
+
+  const { profile, draft: clean } = checked;
+  const pattern = deps.customer.config.externalDocumentNumber.pattern;
+  const key = origin.idempotencyKey;
+  try {
+    return await deps.store.transaction(async (tx): Promise<SubmitResult> => {
+      // No read of the idempotency key up front: a first submit (the common case) needs none, and a repeated
+      // one is caught by the INSERT's conflict below, which rolls back so no document number is used up.
+      let edn = clean.externalDocumentNumber;
+      if (edn !== "") {
+        const sameNumber = await findOrdersByExternalDocumentNumber(tx, edn);
+        const mine = sameNumber.find((o) => o.idempotencyKey === key);
+        if (mine) return { status: "queued", order: mine, created: false };
+        if (sameNumber.some((o) => o.profile === profile.name)) {
+          return (
+            (await repeated(tx, key)) ?? { status: "invalid", draft: clean, errors: ednTakenErrors(edn) }
+          );
+        }
+      } else {
+        edn = await nextEdn(tx, pattern, { ticket: clean.ticket, profile: profile.name, now: now() });
+      }
+      const final = checkOrderRequest(draftToRequest(clean, profile, edn));
+      if (!final.ok) {
+        const earlier = await repeated(tx, key);
+        if (earlier) throw new AlreadySubmitted(earlier.order);
+        return { status: "invalid", draft: clean, errors: fieldErrorsFromDetails(final.details) };
+      }
+
+      const { order, created } = await insertOrder(tx, {
+        id: deps.newOrderId?.() ?? randomUUID(),
+        profile: profile.name,
+        externalDocumentNumber: edn,
+        customerReference: clean.ticket,
+        requestedBy: origin.requestedBy,
+        source: origin.source,
+        idempotencyKey: key,
+        slackTeamId: origin.teamId ?? null,
+        slackChannelId: origin.channelId ?? null,
+        slackThreadTs: origin.threadTs ?? null,
+        request: final.value,
+        draft: clean,
+        workflow: origin.workflow ?? null,
+      });
+      if (!created) throw new AlreadySubmitted(order);
+      const data: PlaceOrderJobData = { orderId: order.id };
+      await deps.jobs.send(QUEUES.placeOrder, data, { id: jobId(QUEUES.placeOrder, order.id), tx });
+      logger.info(
+        { orderId: order.id, externalDocumentNumber: edn, profile: profile.name, source: origin.source },
+        "order stored and queued for placement",
+      );
+      return { status: "queued", order, created };
+    });
+  } catch (error) {
+    if (error instanceof AlreadySubmitted) return { status: "queued", order: error.order, created: false };
+    // Two agents typing the same number at the same instant: the unique index decides.
+    if (isUniqueViolation(error) && clean.externalDocumentNumber !== "") {
+      const again = await getOrderByIdempotencyKey(deps.store, key);
+      if (again) return { status: "queued", order: again, created: false };
+      return { status: "invalid", draft: clean, errors: ednTakenErrors(clean.externalDocumentNumber) };
+    }
+    throw error;
+  }
+}
+
+/** The same submission came before (a double click, Slack's retry): its order, looked up only on rare paths. */
+async function repeated(
+  q: Queryable,
+  key: string,
+): Promise<{ status: "queued"; order: Order; created: false } | null> {
+  const order = await getOrderByIdempotencyKey(q, key);
+  return order ? { status: "queued", order, created: false } : null;
+}
+
+/** Thrown inside the submit transaction to roll back what a repeated submission did (a document number). */
+class AlreadySubmitted extends Error {
+  constructor(readonly order: Order) {
+    super("this submission was stored before");
+  }
+}
+
+export type ResubmitResult =
+  | { status: "queued"; order: Order }
+  | { status: "invalid"; draft: OrderDraft; errors: FieldErrors }
+  | { status: "forbidden"; message: string };
+
+/**
+ * "Fix and resubmit": the corrected draft replaces the rejected request of the same order (same message, same
+ * thread) and placement is enqueued again. The order keeps its document number unless the supplier said it is
+ * taken (DUPLICATE_ORDER) or the agent typed another one.
+ */
+export async function resubmitOrder(
+  deps: SubmitDeps,
+  orderId: string,
+  draft: OrderDraft,
+  requestedBy: string,
+): Promise<ResubmitResult> {
+  const now = deps.now ?? (() => new Date());
+  const stored = await getOrder(deps.store, orderId);
+  if (!stored) throw new OrderNotFoundError(orderId);
+  // The profile is part of the order's identity (its document number is unique per profile): it stays.
+  const checked = checkDraft({ ...draft, profile: stored.profile }, deps.customer, { now: now() });
+  if (!checked.ok) return { status: "invalid", draft: checked.draft, errors: checked.errors };
+  const forbidden = await authorize(deps, checked.profile, requestedBy);
+  if (forbidden) return forbidden;
+  const { profile, draft: clean } = checked;
+
+  return deps.store.transaction(async (tx): Promise<ResubmitResult> => {
+    const order = await getOrderForUpdate(tx, orderId);
+    if (!order) throw new OrderNotFoundError(orderId);
+    if (order.status !== "failed" || order.correlationId !== null) {
+      throw new OrderNotResubmittableError(orderId, order.status);
+    }
+    let edn = clean.externalDocumentNumber;
+    if (edn !== "") {
+      if (await ednTaken(tx, profile.name, edn, order.id)) {
+        return { status: "invalid", draft: clean, errors: ednTakenErrors(edn) };
+      }
+    } else if (order.lastError?.code === "DUPLICATE_ORDER") {
+      edn = await nextEdn(tx, deps.customer.config.externalDocumentNumber.pattern, {
+        ticket: clean.ticket,
+        profile: profile.name,
+        now: now(),
+      });
+    } else {
+      edn = order.externalDocumentNumber;
+    }
+    const final = checkOrderRequest(draftToRequest(clean, profile, edn));
+    if (!final.ok) return { status: "invalid", draft: clean, errors: fieldErrorsFromDetails(final.details) };
+    const reset = await resetForResubmit(tx, order.id, {
+      request: final.value,
+      draft: clean,
+      externalDocumentNumber: edn,
+    });
+    if (!reset) throw new OrderNotResubmittableError(orderId, order.status);
+    const data: PlaceOrderJobData = { orderId: order.id };
+    // A new job id per resubmission (the previous job may still be listed as completed or failed).
+    await deps.jobs.send(QUEUES.placeOrder, data, {
+      id: jobId(QUEUES.placeOrder, order.id, reset.statusAt.toISOString()),
+      tx,
+    });
+    return { status: "queued", order: reset };
+  });
+}

@@ -1,0 +1,28 @@
+export { enqueuePostUpdate, type PostUpdateJobData, postUpdateJobId } from "./enqueue.ts";
+export * from "./errors.ts";
+export { OrderBusyError, OrderLocks } from "./order-lock.ts";
+export { ChannelPacer, type PacerOptions, type Reservation } from "./pacer.ts";
+export {
+  createPostUpdateWorker,
+  type ParentMessage,
+  type PostOutcome,
+  type PostUpdateDeps,
+  type PostUpdateWorker,
+  workPostUpdates,
+} from "./post-update.ts";
+export {
+  createSlackChat,
+  type PostMessageArgs,
+  type SlackChat,
+  type SlackChatOptions,
+  slackChatFromClient,
+  toUpdateError,
+  type UpdateMessageArgs,
+} from "./slack-chat.ts";
+export {
+  foldTracking,
+  readTracking,
+  type TrackingDoc,
+  type TrackingInfo,
+  trackingInfoOf,
+} from "./tracking.ts";

@@ -1,0 +1,450 @@
+/**
+ * The `post-update` job: an order's supplier events become threaded replies on its Slack message, in
+ * `occurredAt` order, each once; then the message's status line is brought up to date.
+ *
+ * Per run, under the order's lock (order-lock.ts):
+ *  1. apply every unposted event to the order — status (only forward: `applySupplierStatus`) and tracking
+ *     (only newer: tracking.ts) — so App Home is right even when Slack is not reachable;
+ *  2. post each unposted event as a reply, at the channel's pace, and mark it posted with the reply's ts
+ *     right after Slack answers;
+ *  3. re-render the parent message (`renderParent`, the order message builder) and `chat.update` it if it
+ *     changed.
+ *
+ * Exactly once: an event is posted only while `posted_at` is null, by one poster at a time. A crash (or a
+ * lost answer, or a lost database) between Slack taking the reply and the `markPosted` UPDATE would post it
+ * again on the retry, so each post is recorded as attempted first (`post_attempted_at`) and carries its event
+ * id in message metadata: an event attempted before is looked up in the thread (`conversations.replies`)
+ * and, when found, only marked posted. The read costs one call, and only after a failed or interrupted post.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { type Logger, pino } from "pino";
+import { PermanentJobError, RetryLaterError } from "../../jobs/errors.ts";
+import type { Jobs } from "../../jobs/jobs.ts";
+import { QUEUES } from "../../jobs/queues.ts";
+import type { JobContext, JobHandler } from "../../jobs/worker.ts";
+import type { Metrics } from "../../metrics.ts";
+import {
+  type BroadcastKind,
+  broadcastKind,
+  parseStoredEvent,
+  renderEventReply,
+} from "../../slack/blocks/updates/replies.ts";
+import type { Store } from "../../store/db.ts";
+import {
+  listEventsForOrder,
+  listUnpostedForOrder,
+  markPostAttempted,
+  markPostError,
+  markPosted,
+  type StoredEvent,
+} from "../../store/repositories/events.ts";
+import {
+  applySupplierStatus,
+  getOrder,
+  getOrderForUpdate,
+  type Order,
+  setTracking,
+} from "../../store/repositories/orders.ts";
+import type { AdminAlert } from "../ports.ts";
+import type { PostUpdateJobData } from "./enqueue.ts";
+import { SlackCallError, SlackDestinationGoneError, SlackRateLimitedError } from "./errors.ts";
+import { OrderBusyError, OrderLocks } from "./order-lock.ts";
+import { ChannelPacer } from "./pacer.ts";
+import type { SlackChat } from "./slack-chat.ts";
+import { foldTracking, readTracking, trackingInfoOf } from "./tracking.ts";
+
+export interface ParentMessage {
+  text: string;
+  blocks?: unknown[];
+}
+
+export interface PostUpdateDeps {
+  store: Store;
+  slack: SlackChat;
+  /**
+   * The order message as it should look now (the order message builder in src/slack/blocks/), or null to
+   * leave it alone.
+   */
+  renderParent: (order: Order) => ParentMessage | null;
+  /**
+   * Shows a placed order whose message never made it to Slack (the placement job's posts failed while Slack
+   * was down), so its updates have somewhere to go: posts (or finds) it and returns the order with its message
+   * recorded. `showOrder` (src/orders/show-order.ts) with `{ kind: "placed" }`.
+   */
+  showMissingMessage?: (order: Order) => Promise<Order>;
+  /** How long after its last change an order without a message is taken to have lost it (default 10 s). */
+  missingMessageAfterMs?: number;
+  /** Reports a channel we can no longer post in (the admin channel). */
+  alertAdmins?: (alert: AdminAlert) => Promise<void>;
+  /** Shared by every job of this process; default 1 message/s per channel, bursts of 3. */
+  pacer?: ChannelPacer;
+  /**
+   * Which updates also go to the channel (`reply_broadcast`), from the customer file's `broadcast:`; a kind left
+   * out is broadcast (default: delivered, cancelled and delivery exceptions all are).
+   */
+  broadcast?: Partial<Record<BroadcastKind, boolean>>;
+  /**
+   * An event is posted once it was received this long ago (default 0), so that an earlier event delivered
+   * after it can still take its place in the thread. The same value as the receiver's settle delay.
+   */
+  settleMs?: number;
+  /** Zone of the dates in replies (default UTC). */
+  timeZone?: string;
+  now?: () => Date;
+  /** Longest wait for a pace slot inside a run; beyond it the job is re-scheduled (default 5 s). */
+  maxPaceWaitMs?: number;
+  /** When another replica holds the order (PostgreSQL), come back after this long (default 1 s). */
+  busyRetryMs?: number;
+  /** When the order's Slack message is not recorded yet, come back after this long (default 5 s). */
+  noMessageRetryMs?: number;
+  metrics?: Pick<Metrics, "slackPosts" | "slackRateLimited">;
+  logger?: Logger;
+}
+
+export interface PostUpdateWorker {
+  handler: JobHandler<PostUpdateJobData>;
+  /** Runs the posting for an order now, outside the queue (tests, the CLI). */
+  postOrderUpdates(
+    orderId: string,
+    options?: { signal?: AbortSignal; logger?: Logger },
+  ): Promise<PostOutcome>;
+}
+
+export interface PostOutcome {
+  applied: number;
+  posted: number;
+  parentUpdated: boolean;
+}
+
+const PARENT_CACHE_MAX = 10_000;
+/** `metadata.event_type` of our threaded replies; `event_payload.event_id` names the supplier event. */
+export const REPLY_EVENT_TYPE = "order_desk_supplier_event";
+const MARK_ATTEMPTS = 5;
+
+function isJobData(value: unknown): value is PostUpdateJobData {
+  const v = value as Partial<PostUpdateJobData> | null;
+  return typeof v?.orderId === "string" && v.orderId.length > 0;
+}
+
+export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
+  const { store, slack } = deps;
+  const baseLogger = (deps.logger ?? pino({ level: "silent" })).child({ component: "post-update" });
+  const now = deps.now ?? (() => new Date());
+  const timeZone = deps.timeZone ?? "UTC";
+  const pacer = deps.pacer ?? new ChannelPacer();
+  const maxPaceWaitMs = deps.maxPaceWaitMs ?? 5_000;
+  const settleMs = deps.settleMs ?? 0;
+  const locks = new OrderLocks(store);
+  /** What each parent message was last updated to, so a re-run does not repeat an identical chat.update. */
+  const lastParent = new Map<string, string>();
+
+  async function applyEvent(orderId: string, event: StoredEvent): Promise<boolean> {
+    const parsed = parseStoredEvent(event);
+    if (parsed.kind === "status_changed") {
+      return (await applySupplierStatus(store, orderId, parsed.event.data.status, event.occurredAt)) !== null;
+    }
+    if (parsed.kind === "shipping_updated") {
+      const info = trackingInfoOf(parsed.event);
+      return store.transaction(async (tx) => {
+        const order = await getOrderForUpdate(tx, orderId);
+        const next = order && foldTracking(readTracking(order.tracking), info);
+        if (!next) return false;
+        await setTracking(tx, orderId, next);
+        return true;
+      });
+    }
+    return false;
+  }
+
+  async function pace(channel: string, signal: AbortSignal | undefined): Promise<void> {
+    const slot = pacer.reserve(channel, maxPaceWaitMs);
+    if (!slot.reserved) {
+      throw new RetryLaterError(
+        slot.waitMs,
+        `pacing channel ${channel}: next slot in ${Math.ceil(slot.waitMs)} ms`,
+      );
+    }
+    if (slot.waitMs > 0) await sleep(slot.waitMs, undefined, signal ? { signal } : {});
+  }
+
+  let warnedNoHistoryScope = false;
+
+  /**
+   * The reply an interrupted earlier attempt left in the thread, if any. Without the history scopes (an app
+   * installed before they were added) it cannot look, says so once, and posts: a possible duplicate beats a
+   * lost update.
+   */
+  async function earlierReply(channel: string, threadTs: string, event: StoredEvent, logger: Logger) {
+    if (event.postAttemptedAt === null) return null;
+    try {
+      return await slack.findReply({ channel, threadTs, eventType: REPLY_EVENT_TYPE, eventId: event.id });
+    } catch (error) {
+      if (!(error instanceof SlackCallError && error.slackError === "missing_scope")) throw error;
+      if (!warnedNoHistoryScope) {
+        warnedNoHistoryScope = true;
+        logger.warn(
+          { channel },
+          "cannot read threads (missing_scope): reinstall the app with manifest.yml's history scopes, or a reply interrupted by a crash may appear twice",
+        );
+      }
+      return null;
+    }
+  }
+
+  /** Marks posted, retrying briefly: giving up here is what turns a database blip into a duplicate reply. */
+  async function markPostedHard(eventId: string, ts: string | null, logger: Logger): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await markPosted(store, eventId, ts);
+        return;
+      } catch (error) {
+        if (attempt >= MARK_ATTEMPTS) throw error;
+        logger.warn({ err: error, eventId, attempt }, "could not mark the reply posted; retrying");
+        await sleep(100 * 2 ** attempt);
+      }
+    }
+  }
+
+  async function onSlackError(
+    error: unknown,
+    order: Order,
+    pending: StoredEvent[],
+    logger: Logger,
+  ): Promise<never> {
+    const channel = order.slackChannelId ?? "?";
+    if (error instanceof SlackRateLimitedError) {
+      pacer.pauseUntil(channel, Date.now() + error.retryAfterMs);
+      deps.metrics?.slackRateLimited.inc({ method: error.method });
+      logger.info({ channel, retryAfterMs: error.retryAfterMs }, "Slack rate limit; re-scheduling");
+      throw new RetryLaterError(error.retryAfterMs, error.message, { cause: error });
+    }
+    const first = pending[0];
+    if (error instanceof SlackDestinationGoneError) {
+      const record = { code: error.code, slackError: error.slackError, message: error.message, at: now() };
+      const reportedBefore = first?.postError?.slackError === error.slackError;
+      for (const event of pending) await markPostError(store, event.id, record);
+      logger.error({ channel, slackError: error.slackError, pending: pending.length }, error.message);
+      if (!reportedBefore && deps.alertAdmins) {
+        await deps
+          .alertAdmins({
+            key: `updates-destination-gone:${order.id}:${error.slackError}`,
+            title: `Order ${order.externalDocumentNumber}: updates cannot be posted`,
+            text:
+              `${pending.length} supplier update${pending.length === 1 ? "" : "s"} for order ` +
+              `${order.externalDocumentNumber}${order.customerReference ? ` (${order.customerReference})` : ""} ` +
+              `could not be posted in <#${channel}>: ${error.message}. Posting stopped for this order; the ` +
+              "updates are kept and go out with the order's next update once this is fixed.",
+          })
+          .catch((alertError: unknown) => logger.error({ err: alertError }, "could not alert the admins"));
+      }
+      throw new PermanentJobError(error.message, { cause: error });
+    }
+    if (error instanceof SlackCallError && first) {
+      await markPostError(store, first.id, {
+        code: error.code,
+        slackError: error.slackError,
+        message: error.message,
+        at: now(),
+      }).catch(() => {});
+    }
+    throw error;
+  }
+
+  /**
+   * A placed order with no message: once the placement job has had ample time to post it, post it here. The
+   * wait keeps this from racing the placement job's own post (which would show the order twice).
+   */
+  async function recoverMissingMessage(order: Order, logger: Logger): Promise<Order> {
+    if (order.slackMessageTs || !deps.showMissingMessage || order.source === "cli") return order;
+    if (order.status === "queued" || order.status === "placing") return order;
+    const quietFor = now().getTime() - order.updatedAt.getTime();
+    if (quietFor < (deps.missingMessageAfterMs ?? 10_000)) return order;
+    const shown = await deps.showMissingMessage(order);
+    if (shown.slackMessageTs) {
+      logger.warn(
+        { channel: shown.slackChannelId },
+        "posted the order's message, which its placement could not post",
+      );
+    }
+    return shown;
+  }
+
+  async function updateParent(order: Order, logger: Logger): Promise<boolean> {
+    if (!order.slackChannelId || !order.slackMessageTs) return false;
+    const rendered = deps.renderParent(order);
+    if (!rendered) return false;
+    const key = JSON.stringify(rendered);
+    if (lastParent.get(order.id) === key) return false;
+    try {
+      await slack.update({
+        channel: order.slackChannelId,
+        ts: order.slackMessageTs,
+        text: rendered.text,
+        ...(rendered.blocks && { blocks: rendered.blocks }),
+      });
+      deps.metrics?.slackPosts.inc({ method: "chat.update" });
+    } catch (error) {
+      if (error instanceof SlackRateLimitedError) {
+        deps.metrics?.slackRateLimited.inc({ method: error.method });
+        throw new RetryLaterError(error.retryAfterMs, error.message, { cause: error });
+      }
+      if (
+        error instanceof SlackDestinationGoneError ||
+        (error instanceof SlackCallError && error.slackError)
+      ) {
+        // The replies are out; a parent we cannot edit (deleted, channel gone) is logged, not retried forever.
+        logger.warn({ err: error, channel: order.slackChannelId }, "could not update the order message");
+        return false;
+      }
+      throw error;
+    }
+    lastParent.delete(order.id);
+    lastParent.set(order.id, key);
+    if (lastParent.size > PARENT_CACHE_MAX) {
+      const oldest = lastParent.keys().next().value;
+      if (oldest !== undefined) lastParent.delete(oldest);
+    }
+    return true;
+  }
+
+  async function post(
+    orderId: string,
+    signal: AbortSignal | undefined,
+    logger: Logger,
+  ): Promise<PostOutcome> {
+    const events = await listEventsForOrder(store, orderId);
+    const pending = events.filter((e) => e.postedAt === null);
+    let applied = 0;
+    for (const event of pending) if (await applyEvent(orderId, event)) applied++;
+
+    let order = await getOrder(store, orderId);
+    if (!order)
+      throw new PermanentJobError(`order ${orderId} does not exist; nothing to post its updates on`);
+    order = await recoverMissingMessage(order, logger);
+    const channel = order.slackChannelId;
+    const threadTs = order.slackThreadTs ?? order.slackMessageTs;
+    if (!channel || !threadTs) {
+      if (order.source === "cli") {
+        // Placed from the command line: no Slack message to thread on. Applied above; nothing to post.
+        for (const event of pending) await markPostedHard(event.id, null, logger);
+        return { applied, posted: 0, parentUpdated: false };
+      }
+      throw new RetryLaterError(
+        deps.noMessageRetryMs ?? 5_000,
+        `order ${orderId} has no Slack message recorded yet; its updates wait for it`,
+      );
+    }
+
+    let newestPosted: number | null = null;
+    for (const e of events) {
+      if (e.postedAt !== null) newestPosted = Math.max(newestPosted ?? 0, e.occurredAt.getTime());
+    }
+    let posted = 0;
+    let settlesInMs: number | null = null;
+    const seen = new Set(pending.map((e) => e.id));
+    for (;;) {
+      signal?.throwIfAborted();
+      // Listed again before every post: an earlier event that arrived meanwhile must go first.
+      const queue = await listUnpostedForOrder(store, orderId);
+      const event = queue[0];
+      if (!event) break;
+      if (!seen.has(event.id)) {
+        seen.add(event.id);
+        if (await applyEvent(orderId, event)) applied++;
+      }
+      // Not settled yet: it and everything after it wait, or an earlier event arriving late would land below it.
+      const settledAt = event.receivedAt.getTime() + settleMs;
+      if (settledAt > Date.now()) {
+        settlesInMs = settledAt - Date.now();
+        break;
+      }
+      // A pace slot only for a reply that goes out now: reserving one for a turn that finds nothing to post
+      // would cost the channel's next reply a second.
+      await pace(channel, signal);
+      if ((await listUnpostedForOrder(store, orderId))[0]?.id !== event.id) continue; // an earlier one arrived
+
+      const late = newestPosted !== null && event.occurredAt.getTime() < newestPosted;
+      const rendered = renderEventReply(event, { now: now(), timeZone, late });
+      const kind = broadcastKind(parseStoredEvent(event));
+      const broadcast = kind !== null && deps.broadcast?.[kind] !== false;
+      let ts: string;
+      try {
+        const earlier = await earlierReply(channel, threadTs, event, logger);
+        if (earlier !== null) {
+          logger.info(
+            { eventId: event.id, ts: earlier },
+            "an interrupted attempt posted this reply; not posting it again",
+          );
+          await markPostedHard(event.id, earlier, logger);
+          if (!late) newestPosted = event.occurredAt.getTime();
+          continue;
+        }
+        await markPostAttempted(store, event.id);
+        ({ ts } = await slack.postMessage({
+          channel,
+          thread_ts: threadTs,
+          text: rendered.text,
+          blocks: rendered.blocks,
+          ...(broadcast && { reply_broadcast: true }),
+          metadata: {
+            event_type: REPLY_EVENT_TYPE,
+            event_payload: { event_id: event.id, order_id: orderId },
+          },
+        }));
+      } catch (error) {
+        return onSlackError(error, order, queue, logger);
+      }
+      deps.metrics?.slackPosts.inc({ method: "chat.postMessage" });
+      await markPostedHard(event.id, ts, logger);
+      posted++;
+      if (!late) newestPosted = event.occurredAt.getTime();
+    }
+
+    const latest = (await getOrder(store, orderId)) ?? order;
+    const parentUpdated = await updateParent(latest, logger);
+    if (settlesInMs !== null) {
+      throw new RetryLaterError(
+        Math.max(20, settlesInMs),
+        `waiting for the settle delay of order ${orderId}'s latest events`,
+      );
+    }
+    return { applied, posted, parentUpdated };
+  }
+
+  async function postOrderUpdates(
+    orderId: string,
+    options: { signal?: AbortSignal; logger?: Logger } = {},
+  ): Promise<PostOutcome> {
+    const logger = (options.logger ?? baseLogger).child({ orderId });
+    try {
+      const outcome = await locks.run(orderId, () => post(orderId, options.signal, logger));
+      if (outcome.posted > 0 || outcome.applied > 0) logger.info(outcome, "order updates posted");
+      return outcome;
+    } catch (error) {
+      if (error instanceof OrderBusyError) {
+        throw new RetryLaterError(deps.busyRetryMs ?? 1_000, error.message, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  const handler: JobHandler<PostUpdateJobData> = async (job: JobContext<PostUpdateJobData>) => {
+    if (!isJobData(job.data)) {
+      throw new PermanentJobError(`post-update job ${job.id} has no orderId: ${JSON.stringify(job.data)}`);
+    }
+    await postOrderUpdates(job.data.orderId, { signal: job.signal, logger: job.logger });
+  };
+
+  return { handler, postOrderUpdates };
+}
+
+/** Registers the worker on the `post-update` queue. */
+export function workPostUpdates(
+  jobs: Pick<Jobs, "work">,
+  deps: PostUpdateDeps,
+  options: { concurrency?: number } = {},
+): PostUpdateWorker {
+  const worker = createPostUpdateWorker(deps);
+  jobs.work(QUEUES.postUpdate, worker.handler, { concurrency: options.concurrency ?? 4 });
+  return worker;
+}

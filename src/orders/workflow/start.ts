@@ -1,0 +1,169 @@
+/**
+ * Starting an order from the Workflow Builder step: the step's inputs become a draft, which goes through
+ * `submitOrder` (the modal's rules, the same transaction that stores the order and enqueues its placement). The
+ * step's context (execution id, deadline) is stored with the order, and a deadline job is enqueued in the same
+ * transaction, so a workflow is answered at its deadline even if the process restarts meanwhile.
+ *
+ * Who may order: a workflow has no person typing, so the profile's allowed users and groups do not apply. The
+ * order is allowed in the channels of its profile (the same channel rule as `/order`); who may add the step to a
+ * workflow is Slack's function access setting (docs/workflows.md).
+ */
+import { type Logger, pino } from "pino";
+import type { Customer } from "../../config/catalog.ts";
+import type { Jobs, SendOptions } from "../../jobs/jobs.ts";
+import { QUEUES } from "../../jobs/queues.ts";
+import type { Store } from "../../store/db.ts";
+import { getOrderByIdempotencyKey, type Order } from "../../store/repositories/orders.ts";
+import type { Authorizer } from "../authorization.ts";
+import { checkDraft } from "../check.ts";
+import type { OrderDraft } from "../draft.ts";
+import { type PlaceOrderJobData, submitOrder } from "../submit.ts";
+import {
+  describeWorkflowErrors,
+  draftFromWorkflowInputs,
+  inputForField,
+  type WorkflowInputs,
+} from "../workflow-inputs.ts";
+import type { WorkflowContext } from "./context.ts";
+import { deadlineJob } from "./deadline-job.ts";
+import { forbiddenMessage, invalidInputsMessage } from "./messages.ts";
+
+export interface WorkflowStartDeps {
+  store: Store;
+  jobs: Pick<Jobs, "send">;
+  customer: Customer;
+  /** How long an unavailable supplier is retried before the step fails (config `workflowPlacementDeadlineMs`). */
+  deadlineMs: number;
+  now?: () => Date;
+  newOrderId?: () => string;
+  logger?: Logger;
+}
+
+/** One run of the step, as Slack's `function_executed` event describes it. */
+export interface FunctionExecution {
+  functionExecutionId: string;
+  workflowExecutionId: string | null;
+  callbackId: string;
+  inputs: WorkflowInputs;
+  teamId?: string | undefined;
+  /** Recorded as the order's requester: the app's bot user (a workflow has no person typing). */
+  requestedBy: string;
+}
+
+export type WorkflowStart =
+  | { status: "queued"; order: Order; created: boolean }
+  | { status: "invalid"; problems: string[]; message: string }
+  | { status: "forbidden"; message: string };
+
+/** The same execution delivered twice (Slack re-delivers an event it thinks was not acknowledged) → one order. */
+export function workflowIdempotencyKey(functionExecutionId: string): string {
+  return `function:${functionExecutionId}`;
+}
+
+/** The order a run of the step created, if any (a re-delivered event finds it). */
+export function findWorkflowOrder(store: Store, functionExecutionId: string): Promise<Order | null> {
+  return getOrderByIdempotencyKey(store, workflowIdempotencyKey(functionExecutionId));
+}
+
+/** The channel rule of `submitOrder` is the workflow's authorisation; see the file comment. */
+const channelScopedAuthorizer: Authorizer = {
+  check: async () => ({ allowed: true }),
+  isListed: () => true,
+};
+
+/**
+ * The inputs could not all be read (an unknown profile, "Garden" for Office/Home, an unreadable item): the modal's
+ * rules still run on the rest, so the workflow author sees every bad input in one go. Fields the first pass
+ * already named are left out, and so is the profile (without one, the pass names the channel or profile input).
+ */
+function otherProblems(draft: OrderDraft, known: readonly string[], customer: Customer, now: Date): string[] {
+  const checked = checkDraft(draft, customer, { now });
+  if (checked.ok) return [];
+  const named = new Set(known.map((p) => /\((\w+)\):/.exec(p)?.[1]).filter(Boolean));
+  const errors = Object.fromEntries(
+    Object.entries(checked.errors).filter(
+      ([field]) => field !== "profile" && !named.has(inputForField(field)),
+    ),
+  );
+  return describeWorkflowErrors(errors);
+}
+
+export async function startWorkflowOrder(
+  deps: WorkflowStartDeps,
+  execution: FunctionExecution,
+): Promise<WorkflowStart> {
+  const now = deps.now ?? (() => new Date());
+  const logger = (deps.logger ?? pino({ level: "silent" })).child({
+    functionExecutionId: execution.functionExecutionId,
+  });
+  const parsed = draftFromWorkflowInputs(execution.inputs, deps.customer);
+  if (!parsed.ok) {
+    const problems = [
+      ...parsed.problems,
+      ...otherProblems(parsed.draft, parsed.problems, deps.customer, now()),
+    ];
+    logger.info({ problems: problems.length }, "workflow step inputs are invalid");
+    return { status: "invalid", problems, message: invalidInputsMessage(problems) };
+  }
+
+  const startedAt = now();
+  const context: WorkflowContext = {
+    functionExecutionId: execution.functionExecutionId,
+    workflowExecutionId: execution.workflowExecutionId,
+    callbackId: execution.callbackId,
+    recipientUserId: parsed.recipientUserId,
+    deadlineAt: new Date(startedAt.getTime() + deps.deadlineMs).toISOString(),
+  };
+  // The deadline job rides in submitOrder's transaction: enqueued exactly when the placement is.
+  const jobs: Pick<Jobs, "send"> = {
+    async send(queue, data, options: SendOptions = {}) {
+      const id = await deps.jobs.send(queue, data, options);
+      const orderId = (data as Partial<PlaceOrderJobData>).orderId;
+      if (queue === QUEUES.placeOrder && typeof orderId === "string") {
+        const deadline = deadlineJob(orderId, new Date(context.deadlineAt));
+        await deps.jobs.send(QUEUES.placeOrder, deadline.data, {
+          id: deadline.id,
+          startAfter: deadline.startAfter,
+          ...(options.tx ? { tx: options.tx } : {}),
+        });
+      }
+      return id;
+    },
+  };
+
+  const result = await submitOrder(
+    {
+      store: deps.store,
+      jobs,
+      customer: deps.customer,
+      authorizer: channelScopedAuthorizer,
+      now: () => startedAt,
+      ...(deps.newOrderId ? { newOrderId: deps.newOrderId } : {}),
+      logger,
+    },
+    parsed.draft,
+    {
+      source: "workflow",
+      requestedBy: execution.requestedBy,
+      idempotencyKey: workflowIdempotencyKey(execution.functionExecutionId),
+      teamId: execution.teamId,
+      channelId: parsed.channelId,
+      workflow: context,
+    },
+  );
+  switch (result.status) {
+    case "queued":
+      logger.info(
+        { orderId: result.order.id, created: result.created, deadlineAt: context.deadlineAt },
+        result.created ? "workflow order stored and queued" : "workflow step re-delivered; the order exists",
+      );
+      return result;
+    case "invalid": {
+      const problems = describeWorkflowErrors(result.errors);
+      logger.info({ problems: problems.length }, "workflow step inputs fail the order rules");
+      return { status: "invalid", problems, message: invalidInputsMessage(problems) };
+    }
+    case "forbidden":
+      return { status: "forbidden", message: forbiddenMessage(result.message) };
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Picks the key source from configuration: a Secrets Manager secret id, or a key in the environment, never both.
+ */
+import type { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import type { Logger } from "pino";
+import type { BackoffOptions } from "./cache.ts";
+import { createSecretsManagerClient, type SecretsManagerClientOptions } from "./client.ts";
+import { ENV_KEY_SOURCE, EnvKeyProvider } from "./env-provider.ts";
+import { SecretsConfigurationError } from "./errors.ts";
+import { SecretsManagerKeyProvider } from "./secrets-manager-provider.ts";
+import type { ApiKeyProvider } from "./types.ts";
+
+export interface CreateApiKeyProviderOptions {
+  /** SUPPLIER_API_KEY_SECRET_ID: the default secret (profiles may name others). */
+  secretId?: string | undefined;
+  /** SUPPLIER_API_KEY: the key itself, for local use. */
+  envKey?: string | undefined;
+  /** Production mode: an environment key is logged as a warning. */
+  production?: boolean;
+  logger?: Logger;
+  now?: () => Date;
+  ttlMs?: number;
+  backoff?: BackoffOptions;
+  /** A ready client (tests); otherwise one is built from `clientOptions`. */
+  client?: SecretsManagerClient;
+  clientOptions?: SecretsManagerClientOptions;
+}
+
+export interface ConfiguredApiKeyProvider {
+  provider: ApiKeyProvider;
+  source: "secrets-manager" | "env";
+  /** The id to pass to the provider when a profile names no secret of its own. */
+  secretId: string;
+}
+
+export function createApiKeyProvider(options: CreateApiKeyProviderOptions): ConfiguredApiKeyProvider {
+  const secretId = options.secretId?.trim() || undefined;
+  const envKey = options.envKey || undefined;
+  if (secretId && envKey) {
+    throw new SecretsConfigurationError(
+      "Both SUPPLIER_API_KEY_SECRET_ID and SUPPLIER_API_KEY are set. Set only one: the secret id in production, " +
+        "the key itself only for local use.",
+      secretId,
+    );
+  }
+  if (envKey) {
+    const provider = new EnvKeyProvider({
+      value: envKey,
+      production: options.production ?? false,
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+    return { provider, source: "env", secretId: ENV_KEY_SOURCE };
+  }
+  if (secretId) {
+    const provider = new SecretsManagerKeyProvider({
+      client: options.client ?? createSecretsManagerClient(options.clientOptions),
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.ttlMs !== undefined ? { ttlMs: options.ttlMs } : {}),
+      ...(options.backoff ? { backoff: options.backoff } : {}),
+    });
+    return { provider, source: "secrets-manager", secretId };
+  }
+  throw new SecretsConfigurationError(
+    "No supplier API key is configured. Set SUPPLIER_API_KEY_SECRET_ID to the AWS Secrets Manager secret holding " +
+      "the key (production), or SUPPLIER_API_KEY to the key itself (local use only).",
+    null,
+  );
+}

@@ -1,0 +1,177 @@
+/**
+ * The Bolt app: Socket Mode by default, or HTTP (`/slack/events`) for several replicas behind a load balancer.
+ * In HTTP mode the app does not listen itself: the composition root mounts `requestListener` on the shared HTTP
+ * server. No conversation store (state lives in the database, so any replica can serve any request), and every
+ * Web API call has a timeout and a short retry budget (a listener must answer within Slack's 3 s).
+ */
+import type { RequestListener } from "node:http";
+import { App, HTTPReceiver, webApi } from "@slack/bolt";
+import { type Logger, pino } from "pino";
+import type { Customer } from "../config/catalog.ts";
+import type { Jobs } from "../jobs/jobs.ts";
+import { slackSdkLogger } from "../log.ts";
+import { type Authorizer, createAuthorizer } from "../orders/authorization.ts";
+import type { OrderNotifier } from "../orders/ports.ts";
+import type { SubmitDeps } from "../orders/submit.ts";
+import type { Store } from "../store/db.ts";
+import type { SlackContext } from "./context.ts";
+import { registerListeners } from "./listeners/index.ts";
+import { createSlackNotifier } from "./notifier.ts";
+import { refuseFutureRequests } from "./request-age.ts";
+
+export const SLACK_EVENTS_PATH = "/slack/events";
+export const DEFAULT_SLACK_TIMEOUT_MS = 10_000;
+
+export interface CreateSlackAppOptions {
+  mode: "socket" | "http";
+  botToken: string;
+  /**
+   * The bot's ids from an `auth.test` the caller already made. Without them Bolt calls `auth.test` itself in
+   * its constructor, where a failure cannot be caught and ends the process.
+   */
+  botIdentity?: { botUserId: string; botId: string };
+  /** Socket Mode: the app-level token (xapp-…). */
+  appToken?: string;
+  /** HTTP mode: verifies Slack's request signatures. */
+  signingSecret?: string;
+  /** The fake Slack in tests and the demo. */
+  slackApiUrl?: string;
+  /** Per Web API call (default 10 s). */
+  timeoutMs?: number;
+
+  customer: Customer;
+  store: Store;
+  jobs: Pick<Jobs, "send">;
+  /** Default: group membership looked up with `usergroups.users.list`, cached 5 minutes. */
+  authorizer?: Authorizer;
+  logger?: Logger;
+  now?: () => Date;
+  newOrderId?: () => string;
+  /** Time zone for dates in messages and App Home (default UTC). */
+  timeZone?: string;
+  /** More listeners (the Workflow Builder step), registered after ours with the same context. */
+  register?: (app: App, ctx: SlackContext) => void;
+}
+
+export interface SlackApp {
+  app: App;
+  /** The bot's Web API client (timeouts and retries set). */
+  client: webApi.WebClient;
+  /** HTTP mode: mount on the shared server at `SLACK_EVENTS_PATH`. Null in Socket Mode. */
+  requestListener: RequestListener | null;
+  receiver: HTTPReceiver | null;
+  /** Give this to `placeOrderJob`. */
+  notifier: OrderNotifier;
+  context: SlackContext;
+  /** Socket Mode: connects. HTTP mode: nothing to do (the shared server listens). */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
+  const logger = (options.logger ?? pino({ level: "silent" })).child({ component: "slack" });
+  const slackLogger = slackSdkLogger(logger);
+  const clientOptions: webApi.WebClientOptions = {
+    timeout: options.timeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS,
+    // The SDK's default retries for ~30 minutes; a listener has 3 s and a job has its own retries.
+    retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1000 },
+    ...(options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {}),
+  };
+
+  let receiver: HTTPReceiver | null = null;
+  let app: App;
+  if (options.mode === "http") {
+    if (!options.signingSecret)
+      throw new TypeError("HTTP mode needs the signing secret (SLACK_SIGNING_SECRET)");
+    receiver = new HTTPReceiver({
+      signingSecret: options.signingSecret,
+      endpoints: SLACK_EVENTS_PATH,
+      logger: slackLogger,
+      // Ack as soon as the listener calls ack(); slow work continues after the response.
+      processBeforeResponse: false,
+    });
+    app = new App({
+      token: options.botToken,
+      receiver,
+      convoStore: false,
+      ...options.botIdentity,
+      clientOptions,
+      logger: slackLogger,
+    });
+  } else {
+    if (!options.appToken) throw new TypeError("Socket Mode needs the app-level token (SLACK_APP_TOKEN)");
+    app = new App({
+      token: options.botToken,
+      appToken: options.appToken,
+      socketMode: true,
+      convoStore: false,
+      ...options.botIdentity,
+      clientOptions,
+      logger: slackLogger,
+    });
+  }
+
+  const client = app.client;
+  const now = options.now ?? (() => new Date());
+  const authorizer =
+    options.authorizer ??
+    createAuthorizer({
+      logger,
+      groupMembers: async (usergroup) => (await client.usergroups.users.list({ usergroup })).users ?? [],
+    });
+  const orders: SubmitDeps = {
+    store: options.store,
+    jobs: options.jobs,
+    customer: options.customer,
+    authorizer,
+    now,
+    logger,
+    ...(options.newOrderId ? { newOrderId: options.newOrderId } : {}),
+  };
+  const context: SlackContext = {
+    customer: options.customer,
+    store: options.store,
+    orders,
+    logger,
+    now,
+    timeZone: options.timeZone ?? "UTC",
+  };
+  registerListeners(app, context);
+  options.register?.(app, context);
+  app.error(async (error) => {
+    logger.error({ err: error }, "unhandled error in a Slack listener");
+  });
+
+  const notifier = createSlackNotifier({
+    // Its own client that never re-sends on its own: an SDK retry of a chat.postMessage whose answer was lost
+    // would post the order's message twice. The jobs retry instead, after looking for the message
+    // (src/orders/show-order.ts); only a 429, which Slack did not act on, is retried in place (notifier.ts).
+    client: new webApi.WebClient(options.botToken, {
+      ...clientOptions,
+      retryConfig: { retries: 0 },
+      // A 429 comes back as an error the notifier waits out and retries itself (Slack did not take the call).
+      rejectRateLimitedCalls: true,
+      logger: slackLogger,
+    }),
+    customer: options.customer,
+    adminChannel: options.customer.config.adminChannel,
+    logger,
+    now,
+    timeZone: context.timeZone,
+  });
+
+  return {
+    app,
+    client,
+    receiver,
+    requestListener: receiver ? refuseFutureRequests(receiver.requestListener) : null,
+    notifier,
+    context,
+    async start() {
+      if (options.mode === "socket") await app.start();
+    },
+    async stop() {
+      if (options.mode === "socket") await app.stop();
+    },
+  };
+}

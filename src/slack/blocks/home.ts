@@ -1,0 +1,57 @@
+/** App Home: "My orders" (the user's recent orders with status, ticket, recipient and tracking) and a button. */
+import type { types } from "@slack/bolt";
+import type { Order } from "../../store/repositories/orders.ts";
+import { ACTION } from "./ids.ts";
+import { orderStatusLine, trackingLinks } from "./order-message.ts";
+import { escapeMrkdwn as esc, mrkdwn, plain } from "./text.ts";
+
+type KnownBlock = types.KnownBlock;
+
+/** 3 fixed blocks + 2 per order ≤ 100. */
+export const HOME_ORDER_LIMIT = 20;
+
+export function buildHomeView(orders: readonly Order[]): types.HomeView {
+  const blocks: KnownBlock[] = [
+    { type: "header", text: plain("My orders", 150) },
+    {
+      type: "actions",
+      elements: [
+        {
+          type: "button",
+          action_id: ACTION.homePlaceOrder,
+          text: plain("Place an order", 75),
+          style: "primary",
+          value: "home",
+        },
+      ],
+    },
+  ];
+  if (orders.length === 0) {
+    blocks.push({
+      type: "section",
+      text: mrkdwn(
+        "You have no orders yet. Type `/order TICKET-123` in a helpdesk channel, or use the button above.",
+      ),
+    });
+  }
+  for (const order of orders.slice(0, HOME_ORDER_LIMIT)) {
+    const contact = order.request.shipping.contact;
+    const links = trackingLinks(order.tracking);
+    const where = order.slackChannelId && order.slackMessageTs ? ` · in <#${order.slackChannelId}>` : "";
+    const lines = [
+      `*${esc(order.customerReference ?? order.externalDocumentNumber)}* · ${esc(order.externalDocumentNumber)}${where}`,
+      orderStatusLine(order),
+      `For ${esc(`${contact.firstName} ${contact.lastName}`.trim())} · ${order.request.orderLines.length} line(s)`,
+      ...(links.length > 0 ? [links.map((l) => `<${l.url}|${esc(l.label)}>`).join(" · ")] : []),
+    ];
+    blocks.push({ type: "section", text: mrkdwn(lines.join("\n")) });
+    const date = Math.floor(order.createdAt.getTime() / 1000);
+    blocks.push({
+      type: "context",
+      elements: [
+        mrkdwn(`Ordered <!date^${date}^{date_short_pretty} at {time}|${order.createdAt.toISOString()}>`),
+      ],
+    });
+  }
+  return { type: "home", blocks };
+}

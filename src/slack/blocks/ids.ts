@@ -1,0 +1,60 @@
+/**
+ * Every callback, block and action id Order Desk's surfaces use, in one place: listeners register on these and
+ * the builders emit them, so a rename cannot leave a button without a handler.
+ */
+import type { ScalarField } from "../../orders/fields.ts";
+
+export const CALLBACK = {
+  orderModal: "order_modal",
+  notice: "order_notice",
+  /** manifest.yml `shortcuts[].callback_id` */
+  orderFromMessage: "order_from_message",
+} as const;
+
+export const ACTION = {
+  addLine: "add_line",
+  removeLine: "remove_line",
+  addBundle: "add_bundle",
+  lineItem: "line_item",
+  lineQuantity: "line_quantity",
+  lineComment: "line_comment",
+  country: "country",
+  fixAndResubmit: "fix_and_resubmit",
+  homePlaceOrder: "home_place_order",
+  /** Plain value inputs: the action id is the block id. */
+  value: "value",
+} as const;
+
+/** Block ids of the modal's scalar inputs; a field's errors are shown on its block. */
+export const FIELD_BLOCK: Record<ScalarField, string> = {
+  profile: "profile",
+  ticket: "ticket",
+  firstName: "first_name",
+  lastName: "last_name",
+  email: "email",
+  phone: "phone",
+  deliveryAt: "delivery_at",
+  company: "company",
+  attention: "attention",
+  address1: "address1",
+  address2: "address2",
+  city: "city",
+  zip: "zip",
+  state: "state",
+  country: "country",
+  // "Add at least one item" is shown on the first line's item.
+  lines: "",
+  externalDocumentNumber: "external_document_number",
+  shippingReference: "shipping_reference",
+};
+
+export const LINE_BLOCK = {
+  item: (key: string) => `line_${key}_item`,
+  quantity: (key: string) => `line_${key}_quantity`,
+  comment: (key: string) => `line_${key}_comment`,
+} as const;
+
+export const BLOCK = {
+  lineActions: "line_actions",
+  orderActions: "order_actions",
+} as const;

@@ -1,0 +1,259 @@
+/**
+ * The order's message: posted when the order is accepted from Slack ("placing order for ABC-123 …") and rebuilt
+ * from the order row on every change, so any part of the app (placement, webhook updates) can re-render it and
+ * get the same message with a newer status line. The status line is the block `status`.
+ */
+import type { types } from "@slack/bolt";
+import type { Customer } from "../../config/catalog.ts";
+import { parseStoredDraft } from "../../orders/draft.ts";
+import { describeFieldErrors, fieldErrorsFromDetails } from "../../orders/fields.ts";
+import { readTracking } from "../../orders/updates/tracking.ts";
+import type { Order } from "../../store/repositories/orders.ts";
+import { COUNTRIES, isCountryCode } from "../../supplier/countries.ts";
+import { ACTION, BLOCK } from "./ids.ts";
+import { escapeMrkdwn as esc, mrkdwn, plain, truncate } from "./text.ts";
+import { STATUS_LINE_BLOCK_ID, statusLineText } from "./updates/status-line.ts";
+
+type KnownBlock = types.KnownBlock;
+
+export interface OrderMessage {
+  text: string;
+  blocks: KnownBlock[];
+}
+
+export interface OrderMessageOptions extends StatusLineOptions {
+  customer: Customer;
+  /** A line shown above the order (e.g. why it arrived by DM). */
+  note?: string;
+}
+
+const MAX_LINE_SECTIONS = 8;
+
+function lastError(order: Order): Record<string, unknown> {
+  return (order.lastError ?? {}) as Record<string, unknown>;
+}
+
+const isRetrying = (order: Order) =>
+  (order.status === "placing" || order.status === "queued") && lastError(order).kind === "retrying";
+const isRejected = (order: Order) => order.status === "failed" && lastError(order).kind === "rejected";
+
+/** Whether "Fix and resubmit" applies: refused or given up, and never accepted by the supplier. */
+export function canResubmit(order: Order): boolean {
+  return order.status === "failed" && order.correlationId === null;
+}
+
+function retryingText(order: Order): string {
+  const code = lastError(order).code;
+  if (code === "UNAUTHORIZED") {
+    return "⚠️ Not placed yet: the supplier rejected our API key and an admin has been alerted. Retrying automatically.";
+  }
+  if (code === "RATE_LIMITED")
+    return "⚠️ Not placed yet: the supplier asked us to slow down. Retrying automatically.";
+  if (code === "SECRET_UNAVAILABLE") {
+    return "⚠️ Not placed yet: the API key could not be read. Retrying automatically.";
+  }
+  return "⚠️ Supplier unavailable, retrying automatically.";
+}
+
+const STATUS_TEXT: Record<string, string> = {
+  queued: "⏳ Placing the order with the supplier…",
+  placing: "⏳ Placing the order with the supplier…",
+  received: "✅ Placed with the supplier",
+  validated: "✅ Accepted by the supplier",
+  in_fulfilment: "📦 Being prepared by the supplier",
+  picked: "📦 Picked",
+  packed: "📦 Packed",
+  shipped: "🚚 Shipped",
+  partially_shipped: "🚚 Partly shipped",
+  delivered: "🎉 Delivered",
+  cancelled: "🛑 Cancelled",
+};
+
+export interface StatusLineOptions {
+  now?: Date;
+  timeZone?: string;
+}
+
+/**
+ * The status line in words, from the order alone. Our own states (placing, retrying, rejected) are worded here;
+ * the supplier's states use the webhook side's line (state, since when, tracking, estimated arrival).
+ */
+export function orderStatusLine(order: Order, options: StatusLineOptions = {}): string {
+  if (isRetrying(order)) return retryingText(order);
+  if (order.status === "failed") {
+    return isRejected(order) ? "❌ Rejected by the supplier: fix and resubmit" : "🚫 Not placed: see above";
+  }
+  if (order.status === "queued" || order.status === "placing") return STATUS_TEXT[order.status]!;
+  const line = statusLineText(order, {
+    now: options.now ?? new Date(),
+    ...(options.timeZone ? { timeZone: options.timeZone } : {}),
+  });
+  const icon = STATUS_TEXT[order.status]?.split(" ")[0];
+  const earlier =
+    order.correlationId === null
+      ? " · placed by an earlier attempt; the supplier's id follows with its first update"
+      : "";
+  return `${icon ? `${icon} ` : ""}${line}${earlier}`;
+}
+
+/** The reasons shown under a rejected or failed order, in plain words. */
+export function orderProblems(order: Order): string[] {
+  const error = lastError(order);
+  if (order.status !== "failed") return [];
+  if (error.kind === "rejected") {
+    if (error.code === "DUPLICATE_ORDER") {
+      return [
+        `The supplier already has an order numbered ${order.externalDocumentNumber}. Resubmit to get a new number, or type another one.`,
+      ];
+    }
+    const details = error.details;
+    if (details && typeof details === "object") {
+      const lines = describeFieldErrors(fieldErrorsFromDetails(details as Record<string, string[]>));
+      if (lines.length > 0) return lines;
+    }
+    return [typeof error.message === "string" ? error.message : "The supplier refused the order."];
+  }
+  const out: string[] = [];
+  if (error.retriesExhausted === true) {
+    out.push("The supplier could not be reached for several hours, so the order was not placed.");
+  } else if (error.code === "PROTOCOL_ERROR") {
+    out.push(
+      `The supplier's answer could not be read. Ask the supplier whether order ${order.externalDocumentNumber} exists before resubmitting.`,
+    );
+  } else if (typeof error.message === "string") {
+    out.push(`${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}`);
+  }
+  if (error.maybePlaced === true && error.code !== "PROTOCOL_ERROR") {
+    out.push(
+      `One attempt may have reached the supplier: ask them whether order ${order.externalDocumentNumber} exists before resubmitting.`,
+    );
+  }
+  return out.length > 0 ? out : ["The order could not be placed."];
+}
+
+function countryName(code: string): string {
+  return isCountryCode(code) ? COUNTRIES[code] : code;
+}
+
+/** Every parcel's tracking link (one per parcel, as the latest shipping updates say). */
+export function trackingLinks(tracking: unknown): { label: string; url: string }[] {
+  const doc = readTracking(tracking);
+  if (!doc) return [];
+  const parcels = Object.values(doc.parcels);
+  const list = parcels.length > 0 ? parcels : [doc.latest];
+  const seen = new Set<string>();
+  const out: { label: string; url: string }[] = [];
+  for (const p of list) {
+    if (seen.has(p.trackingUrl) || !/^https?:\/\//.test(p.trackingUrl)) continue;
+    seen.add(p.trackingUrl);
+    const parcel = p.parcel.of > 1 ? ` (parcel ${p.parcel.number} of ${p.parcel.of})` : "";
+    out.push({ label: `${p.carrier} ${p.trackingNumber}${parcel}`, url: p.trackingUrl });
+  }
+  return out.slice(0, 10);
+}
+
+function lineSections(order: Order, customer: Customer): KnownBlock[] {
+  const texts = order.request.orderLines.map((line) => {
+    const item = customer.item(line.itemNumber);
+    const name = item ? `${esc(item.name)} (${esc(line.itemNumber)})` : esc(line.itemNumber);
+    return `• ${line.quantity} × ${name}${line.comments ? ` — _${esc(line.comments)}_` : ""}`;
+  });
+  const sections: string[] = [];
+  let current = "*Items*";
+  let shown = 0;
+  for (const t of texts) {
+    if (current.length + t.length + 1 > 2900) {
+      if (sections.length + 1 >= MAX_LINE_SECTIONS) break;
+      sections.push(current);
+      current = "";
+    }
+    current += `${current ? "\n" : ""}${truncate(t, 2900)}`;
+    shown++;
+  }
+  if (shown < texts.length) current += `\n…and ${texts.length - shown} more line(s)`;
+  sections.push(current);
+  return sections.map((text) => ({ type: "section", text: mrkdwn(text) }));
+}
+
+export function orderMessage(order: Order, options: OrderMessageOptions): OrderMessage {
+  const { request } = order;
+  const shipping = request.shipping;
+  const contact = shipping.contact;
+  const ticket = order.customerReference ?? order.externalDocumentNumber;
+  const recipient = `${contact.firstName} ${contact.lastName}`.trim();
+  const blocks: KnownBlock[] = [];
+
+  if (options.note) blocks.push({ type: "context", elements: [mrkdwn(options.note)] });
+
+  const headline =
+    order.status === "queued" || order.status === "placing"
+      ? `Placing order for *${esc(ticket)}* …`
+      : `Order for *${esc(ticket)}*`;
+  blocks.push({
+    type: "section",
+    text: mrkdwn(`${headline} · ${esc(order.profile)} · requested by <@${order.requestedBy}>`),
+  });
+
+  const address = [
+    `${shipping.deliveryAt}${shipping.companyName ? ` · ${esc(shipping.companyName)}` : ""}`,
+    shipping.attention ? `Attn: ${esc(shipping.attention)}` : null,
+    esc(shipping.address1),
+    shipping.address2 ? esc(shipping.address2) : null,
+    `${esc(shipping.zipCode)} ${esc(shipping.city)}${shipping.stateName ? `, ${esc(shipping.stateName)}` : ""}`,
+    esc(countryName(shipping.countryIso2)),
+  ]
+    .filter(Boolean)
+    .join("\n");
+  const fields = [
+    `*Recipient*\n${esc(recipient)}\n${esc(contact.email)}\n${esc(contact.phoneNumber)}`,
+    `*Deliver to*\n${address}`,
+    `*Order number*\n${esc(order.externalDocumentNumber)}`,
+    `*Supplier correlation id*\n${order.correlationId ? `\`${order.correlationId}\`` : "—"}`,
+  ];
+  if (shipping.reference) fields.push(`*Shipping reference*\n${esc(shipping.reference)}`);
+  blocks.push({ type: "section", fields: fields.map((f) => mrkdwn(f, 2000)) });
+  blocks.push(...lineSections(order, options.customer));
+
+  const links = trackingLinks(order.tracking);
+  if (links.length > 0) {
+    blocks.push({
+      type: "section",
+      text: mrkdwn(`*Tracking*\n${links.map((l) => `<${l.url}|${esc(l.label)}>`).join("\n")}`),
+    });
+  }
+
+  const problems = orderProblems(order);
+  if (problems.length > 0) {
+    blocks.push({ type: "section", text: mrkdwn(problems.map((p) => `• ${esc(p)}`).join("\n")) });
+  }
+  if (canResubmit(order) && parseStoredDraft(order.draft)) {
+    blocks.push({
+      type: "actions",
+      block_id: BLOCK.orderActions,
+      elements: [
+        {
+          type: "button",
+          action_id: ACTION.fixAndResubmit,
+          text: plain("Fix and resubmit", 75),
+          style: "primary",
+          value: order.id,
+        },
+      ],
+    });
+  }
+  blocks.push({
+    type: "context",
+    block_id: STATUS_LINE_BLOCK_ID,
+    elements: [mrkdwn(orderStatusLine(order, options))],
+  });
+
+  const text =
+    order.status === "queued" || order.status === "placing"
+      ? isRetrying(order)
+        ? `Order for ${ticket}: supplier unavailable, retrying automatically`
+        : `Placing order for ${ticket} …`
+      : order.status === "failed"
+        ? `Order for ${ticket} was not placed: ${problems[0] ?? "see details"}`
+        : `Order for ${ticket} (${order.externalDocumentNumber}): ${STATUS_TEXT[order.status] ?? order.status}`;
+  return { text: truncate(text, 3000), blocks: blocks.slice(0, 50) };
+}

@@ -1,0 +1,450 @@
+/**
+ * The order modal. Inputs keep stable block ids (line blocks are keyed, not numbered) so that "Add line",
+ * "Remove line" and "Add bundle" can rebuild the view with `views.update` while Slack keeps what was typed.
+ * Budget: 24 fixed blocks + 3 per line ≤ 100, hence at most 25 lines in the form; texts are cut to Slack's limits.
+ */
+import type { types } from "@slack/bolt";
+import type { Customer } from "../../config/catalog.ts";
+import type { OrderDraft } from "../../orders/draft.ts";
+import { type FieldErrors, fieldLabel } from "../../orders/fields.ts";
+import { COUNTRIES, isCountryCode } from "../../supplier/countries.ts";
+import { encodeMetadata, type ModalMetadata } from "../metadata.ts";
+import { ACTION, BLOCK, CALLBACK, FIELD_BLOCK, LINE_BLOCK } from "./ids.ts";
+import { mrkdwn, plain, truncate } from "./text.ts";
+
+type KnownBlock = types.KnownBlock;
+type ModalView = types.ModalView;
+type Option = types.PlainTextOption;
+
+export const MAX_MODAL_LINES = 25;
+export const MAX_VIEW_BLOCKS = 100;
+
+export interface OrderModalInput {
+  customer: Customer;
+  /** The values to show (typed so far, a stored draft, or a fresh draft). */
+  draft: OrderDraft;
+  /** Profiles on offer; a select is shown when there are several. */
+  profiles: readonly { name: string }[];
+  meta: ModalMetadata;
+  /** Problems to show on their fields when the modal opens ("Fix and resubmit"). */
+  errors?: FieldErrors;
+  /** A line of context at the top (e.g. "Only 25 lines fit…"). */
+  notice?: string;
+}
+
+/** "LAP-14-PRO — Laptop 14" Pro" within the 75 characters of an option. */
+export function itemOption(customer: Customer, itemNumber: string): Option {
+  const item = customer.item(itemNumber);
+  const label = item ? `${item.name} (${item.itemNumber})` : itemNumber;
+  return { text: plain(label, 75), value: truncate(itemNumber, 150) };
+}
+
+export function countryOption(code: string): Option {
+  const name = isCountryCode(code) ? COUNTRIES[code] : code;
+  return { text: plain(`${name} (${code})`, 75), value: code };
+}
+
+const hint = (errors: FieldErrors | undefined, field: string, fallback?: string) => {
+  const problems = errors?.[field];
+  if (problems && problems.length > 0) return { hint: plain(`⚠️ ${problems.join(" ")}`, 2000) };
+  return fallback ? { hint: plain(fallback, 2000) } : {};
+};
+
+function textInput(opts: {
+  blockId: string;
+  label: string;
+  value: string;
+  optional?: boolean;
+  placeholder?: string;
+  multiline?: boolean;
+  maxLength?: number;
+  hint?: { hint: types.PlainTextElement } | Record<string, never>;
+}): KnownBlock {
+  return {
+    type: "input",
+    block_id: opts.blockId,
+    optional: opts.optional ?? false,
+    label: plain(opts.label, 2000),
+    element: {
+      type: "plain_text_input",
+      action_id: ACTION.value,
+      ...(opts.value ? { initial_value: opts.value.slice(0, opts.maxLength ?? 3000) } : {}),
+      ...(opts.placeholder ? { placeholder: plain(opts.placeholder, 150) } : {}),
+      ...(opts.multiline ? { multiline: true } : {}),
+      ...(opts.maxLength ? { max_length: opts.maxLength } : {}),
+    },
+    ...(opts.hint ?? {}),
+  } as KnownBlock;
+}
+
+function lineBlocks(
+  customer: Customer,
+  draft: OrderDraft,
+  keys: readonly string[],
+  errors: FieldErrors | undefined,
+): KnownBlock[] {
+  const blocks: KnownBlock[] = [];
+  keys.forEach((key, i) => {
+    const line = draft.lines[i] ?? { itemNumber: "", quantity: "1", comment: "" };
+    const n = i + 1;
+    blocks.push({
+      type: "input",
+      block_id: LINE_BLOCK.item(key),
+      label: plain(keys.length > 1 ? `Item ${n}` : "Item"),
+      element: {
+        type: "external_select",
+        action_id: ACTION.lineItem,
+        min_query_length: 0,
+        placeholder: plain("Search the catalog: laptop, monitor…", 150),
+        ...(line.itemNumber ? { initial_option: itemOption(customer, line.itemNumber) } : {}),
+      },
+      ...hint(errors, `lines.${i}.itemNumber`),
+    } as KnownBlock);
+    blocks.push({
+      type: "input",
+      block_id: LINE_BLOCK.quantity(key),
+      label: plain(keys.length > 1 ? `Quantity ${n}` : "Quantity"),
+      element: {
+        type: "number_input",
+        action_id: ACTION.lineQuantity,
+        is_decimal_allowed: false,
+        min_value: "1",
+        max_value: "999",
+        ...(line.quantity ? { initial_value: truncate(line.quantity, 9) } : {}),
+      },
+      ...hint(errors, `lines.${i}.quantity`),
+    } as KnownBlock);
+    blocks.push({
+      type: "input",
+      block_id: LINE_BLOCK.comment(key),
+      optional: true,
+      label: plain(keys.length > 1 ? `Comment ${n}` : "Comment"),
+      element: {
+        type: "plain_text_input",
+        action_id: ACTION.lineComment,
+        max_length: 500,
+        placeholder: plain("For example: asset-tag before shipping", 150),
+        ...(line.comment ? { initial_value: truncate(line.comment, 500) } : {}),
+      },
+      ...hint(errors, `lines.${i}.comment`),
+    } as KnownBlock);
+  });
+  return blocks;
+}
+
+function lineActions(customer: Customer, draft: OrderDraft, keys: readonly string[]): KnownBlock | null {
+  const elements: unknown[] = [];
+  if (keys.length < MAX_MODAL_LINES) {
+    elements.push({ type: "button", action_id: ACTION.addLine, text: plain("Add line", 75), value: "add" });
+  }
+  if (keys.length > 1) {
+    elements.push({
+      type: "static_select",
+      action_id: ACTION.removeLine,
+      placeholder: plain("Remove line…", 150),
+      options: keys.map((key, i) => {
+        const itemNumber = draft.lines[i]?.itemNumber ?? "";
+        const name = itemNumber ? (customer.item(itemNumber)?.name ?? itemNumber) : "(no item yet)";
+        return { text: plain(`Line ${i + 1}: ${name}`, 75), value: key };
+      }),
+    });
+  }
+  const bundles = customer.config.bundles.slice(0, 100);
+  if (bundles.length > 0 && keys.length < MAX_MODAL_LINES) {
+    elements.push({
+      type: "static_select",
+      action_id: ACTION.addBundle,
+      placeholder: plain("Add bundle…", 150),
+      options: bundles.map((b, i) => ({
+        text: plain(b.name, 75),
+        value: String(i),
+        ...(b.description ? { description: plain(b.description, 75) } : {}),
+      })),
+    });
+  }
+  if (elements.length === 0) return null;
+  return { type: "actions", block_id: BLOCK.lineActions, elements } as KnownBlock;
+}
+
+const header = (text: string): KnownBlock => ({ type: "header", text: plain(text, 150) });
+
+/** "Add at least one item" belongs under the first line's item. */
+function withListErrorsOnFirstLine(errors: FieldErrors | undefined): FieldErrors | undefined {
+  if (!errors?.lines) return errors;
+  const { lines, ...rest } = errors;
+  return { ...rest, "lines.0.itemNumber": [...lines, ...(rest["lines.0.itemNumber"] ?? [])] };
+}
+
+export function buildOrderModal(input: OrderModalInput): ModalView {
+  const { customer, draft, meta } = input;
+  const errors = withListErrorsOnFirstLine(input.errors);
+  const keys = meta.lk.slice(0, MAX_MODAL_LINES);
+  const blocks: KnownBlock[] = [];
+
+  const where = meta.ch ? `<#${meta.ch}>` : "your direct messages with Order Desk";
+  const context = [
+    meta.o ? "Fix the order and submit it again." : `The order's updates will be posted in ${where}.`,
+    input.notice,
+    errors && Object.keys(errors).length > 0
+      ? "⚠️ The supplier's objections are shown under the fields."
+      : undefined,
+  ]
+    .filter(Boolean)
+    .join(" ");
+  blocks.push({ type: "context", elements: [mrkdwn(context)] });
+
+  if (input.profiles.length > 1) {
+    const selected = input.profiles.find((p) => p.name === draft.profile);
+    blocks.push({
+      type: "input",
+      block_id: FIELD_BLOCK.profile,
+      label: plain("Ordering profile"),
+      element: {
+        type: "static_select",
+        action_id: ACTION.value,
+        options: input.profiles.slice(0, 100).map((p) => ({ text: plain(p.name, 75), value: p.name })),
+        ...(selected ? { initial_option: { text: plain(selected.name, 75), value: selected.name } } : {}),
+      },
+      ...hint(errors, "profile", "Which company account is invoiced."),
+    } as KnownBlock);
+  }
+
+  const profileErrorsElsewhere = input.profiles.length > 1 ? undefined : errors?.profile;
+  blocks.push(
+    textInput({
+      blockId: FIELD_BLOCK.ticket,
+      label: "Ticket",
+      value: draft.ticket,
+      placeholder: "ABC-123 or #123",
+      maxLength: 100,
+      hint: profileErrorsElsewhere
+        ? { hint: plain(`⚠️ ${profileErrorsElsewhere.join(" ")}`, 2000) }
+        : hint(errors, "ticket", "Sent to the supplier as your reference."),
+    }),
+  );
+
+  blocks.push(header("Recipient"));
+  blocks.push(
+    textInput({
+      blockId: FIELD_BLOCK.firstName,
+      label: "First name",
+      value: draft.firstName,
+      maxLength: 100,
+      hint: hint(errors, "firstName"),
+    }),
+  );
+  blocks.push(
+    textInput({
+      blockId: FIELD_BLOCK.lastName,
+      label: "Last name",
+      value: draft.lastName,
+      maxLength: 100,
+      hint: hint(errors, "lastName"),
+    }),
+  );
+  blocks.push(
+    textInput({
+      blockId: FIELD_BLOCK.email,
+      label: "E-mail",
+      value: draft.email,
+      placeholder: "name@example.com",
+      maxLength: 254,
+      hint: hint(errors, "email", "The carrier sends delivery notices here."),
+    }),
+  );
+  blocks.push(
+    textInput({
+      blockId: FIELD_BLOCK.phone,
+      label: "Phone",
+      value: draft.phone,
+      placeholder: "+31 20 123 4567",
+      maxLength: 40,
+      hint: hint(errors, "phone", "International format: + and the country code."),
+    }),
+  );
+
+  blocks.push(header("Delivery"));
+  const deliveryOptions = [
+    { text: plain("Office"), value: "Office", description: plain("An office address; give the company", 75) },
+    { text: plain("Home"), value: "Home", description: plain("The recipient's home address", 75) },
+  ];
+  const selectedDelivery = deliveryOptions.find((o) => o.value === draft.deliveryAt);
+  blocks.push({
+    type: "input",
+    block_id: FIELD_BLOCK.deliveryAt,
+    label: plain("Deliver to"),
+    element: {
+      type: "radio_buttons",
+      action_id: ACTION.value,
+      options: deliveryOptions,
+      ...(selectedDelivery ? { initial_option: selectedDelivery } : {}),
+    },
+    ...hint(errors, "deliveryAt"),
+  } as KnownBlock);
+  blocks.push(
+    textInput({
+      blockId: FIELD_BLOCK.company,
+      label: "Company",
+      value: draft.company,
+      optional: true,
+      maxLength: 100,
+      hint: hint(errors, "company", "Needed for Office deliveries."),
+    }),
+  );
+  blocks.push(
+    textInput({
+      blockId: FIELD_BLOCK.attention,
+      label: "Attention",
+      value: draft.attention,
+      optional: true,
+      maxLength: 100,
+      hint: hint(errors, "attention", "Person or desk the parcel is addressed to, if not the recipient."),
+    }),
+  );
+  blocks.push(
+    textInput({
+      blockId: FIELD_BLOCK.address1,
+      label: "Address line 1",
+      value: draft.address1,
+      placeholder: "Street and number",
+      maxLength: 200,
+      hint: hint(errors, "address1"),
+    }),
+  );
+  blocks.push(
+    textInput({
+      blockId: FIELD_BLOCK.address2,
+      label: "Address line 2",
+      value: draft.address2,
+      optional: true,
+      placeholder: "Floor, suite, building",
+      maxLength: 200,
+      hint: hint(errors, "address2"),
+    }),
+  );
+  blocks.push(
+    textInput({
+      blockId: FIELD_BLOCK.city,
+      label: "City",
+      value: draft.city,
+      maxLength: 100,
+      hint: hint(errors, "city"),
+    }),
+  );
+  blocks.push(
+    textInput({
+      blockId: FIELD_BLOCK.zip,
+      label: "Postal code",
+      value: draft.zip,
+      maxLength: 20,
+      hint: hint(errors, "zip"),
+    }),
+  );
+  blocks.push(
+    textInput({
+      blockId: FIELD_BLOCK.state,
+      label: "State",
+      value: draft.state,
+      optional: true,
+      placeholder: "CA, NSW…",
+      maxLength: 100,
+      hint: hint(errors, "state", "Required for the United States and Australia."),
+    }),
+  );
+  blocks.push({
+    type: "input",
+    block_id: FIELD_BLOCK.country,
+    label: plain("Country"),
+    element: {
+      type: "external_select",
+      action_id: ACTION.country,
+      min_query_length: 1,
+      placeholder: plain("Type a country name or code", 150),
+      ...(draft.country ? { initial_option: countryOption(draft.country) } : {}),
+    },
+    ...hint(errors, "country"),
+  } as KnownBlock);
+
+  blocks.push(header("Items"));
+  blocks.push(...lineBlocks(customer, draft, keys, errors));
+  const actions = lineActions(customer, draft, keys);
+  if (actions) blocks.push(actions);
+
+  blocks.push(header("References (optional)"));
+  if (customer.config.externalDocumentNumber.allowManual) {
+    blocks.push(
+      textInput({
+        blockId: FIELD_BLOCK.externalDocumentNumber,
+        label: "Order number",
+        value: draft.externalDocumentNumber,
+        optional: true,
+        maxLength: 35,
+        placeholder: "Your PO number",
+        hint: hint(errors, "externalDocumentNumber", "Leave empty to get one made from the ticket id."),
+      }),
+    );
+  }
+  blocks.push(
+    textInput({
+      blockId: FIELD_BLOCK.shippingReference,
+      label: "Shipping reference",
+      value: draft.shippingReference,
+      optional: true,
+      maxLength: 100,
+      hint: hint(errors, "shippingReference"),
+    }),
+  );
+
+  return {
+    type: "modal",
+    callback_id: CALLBACK.orderModal,
+    title: plain(meta.o ? "Fix order" : "Order equipment", 24),
+    submit: plain(meta.o ? "Resubmit" : "Place order", 24),
+    close: plain("Cancel", 24),
+    private_metadata: encodeMetadata({ ...meta, lk: keys }),
+    blocks,
+  };
+}
+
+/** A modal that only says something (not allowed, no profile here, something went wrong). */
+export function buildNoticeModal(title: string, text: string): ModalView {
+  return {
+    type: "modal",
+    callback_id: CALLBACK.notice,
+    title: plain(title, 24),
+    close: plain("Close", 24),
+    blocks: [{ type: "section", text: mrkdwn(text) }],
+  };
+}
+
+/** Field errors → `response_action: "errors"` keyed by the blocks that show them. */
+export function errorsForBlocks(
+  errors: FieldErrors,
+  lineKeys: readonly string[],
+  opts: { hasProfileBlock: boolean; hasEdnBlock: boolean },
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  const add = (blockId: string | undefined, message: string) => {
+    if (!blockId) return;
+    out[blockId] = truncate(out[blockId] ? `${out[blockId]} ${message}` : message, 2000);
+  };
+  for (const [field, messages] of Object.entries(errors)) {
+    const text = messages.join(" ");
+    const line = /^lines\.(\d+)\.(itemNumber|quantity|comment)$/.exec(field);
+    if (line) {
+      const key = lineKeys[Number(line[1])];
+      if (key === undefined) continue;
+      const kind = line[2] === "itemNumber" ? "item" : line[2] === "quantity" ? "quantity" : "comment";
+      add(LINE_BLOCK[kind](key), text);
+    } else if (field === "lines") {
+      add(lineKeys[0] === undefined ? FIELD_BLOCK.ticket : LINE_BLOCK.item(lineKeys[0]), text);
+    } else if (field === "profile") {
+      add(opts.hasProfileBlock ? FIELD_BLOCK.profile : FIELD_BLOCK.ticket, text);
+    } else if (field === "externalDocumentNumber" && !opts.hasEdnBlock) {
+      add(FIELD_BLOCK.ticket, `${fieldLabel(field)}: ${text}`);
+    } else {
+      add(FIELD_BLOCK[field as keyof typeof FIELD_BLOCK], text);
+    }
+  }
+  return out;
+}

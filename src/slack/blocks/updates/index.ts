@@ -1,0 +1,19 @@
+export {
+  calendarDateIn,
+  escapeMrkdwn,
+  formatEstimatedDelivery,
+  formatInstant,
+  link,
+  stateLabel,
+} from "./format.ts";
+export {
+  type Block,
+  type BroadcastKind,
+  broadcastKind,
+  type EventToRender,
+  parseStoredEvent,
+  type RenderedMessage,
+  type RenderOptions,
+  renderEventReply,
+} from "./replies.ts";
+export { STATUS_LINE_BLOCK_ID, statusLineBlock, statusLineText } from "./status-line.ts";

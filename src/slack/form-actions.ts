@@ -1,0 +1,53 @@
+/**
+ * "Add line", "Remove line", "Add bundle": rebuild the modal from what is typed so far and `views.update` it. The
+ * line blocks keep their keys, so Slack keeps every typed value; the view's hash makes a stale rebuild (two quick
+ * clicks) fail harmlessly instead of overwriting a newer form.
+ */
+import type { webApi } from "@slack/bolt";
+import type { OrderDraft } from "../orders/draft.ts";
+import { buildOrderModal } from "./blocks/order-modal.ts";
+import type { SlackContext } from "./context.ts";
+import { type OrderForm, readOrderForm, type StateValues } from "./form.ts";
+import { decodeMetadata, type ModalMetadata } from "./metadata.ts";
+import { slackErrorCode } from "./web-errors.ts";
+
+export interface FormChange {
+  form: OrderForm;
+  meta: ModalMetadata;
+  notice?: string;
+}
+
+export async function updateOrderModal(
+  ctx: SlackContext,
+  client: webApi.WebClient,
+  view: {
+    id: string;
+    hash: string;
+    private_metadata?: string | undefined;
+    state?: { values: unknown } | undefined;
+  },
+  change: (form: OrderForm, meta: ModalMetadata) => FormChange,
+): Promise<void> {
+  const meta = decodeMetadata(view.private_metadata);
+  const form = readOrderForm((view.state?.values ?? {}) as StateValues, meta);
+  const next = change(form, meta);
+  const draft: OrderDraft = next.form.draft;
+  const profiles = next.meta.pf
+    ? [{ name: next.meta.pf }]
+    : next.meta.ch
+      ? ctx.customer.profilesForChannel(next.meta.ch)
+      : ctx.customer.config.profiles;
+  const rebuilt = buildOrderModal({
+    customer: ctx.customer,
+    draft,
+    profiles,
+    meta: { ...next.meta, lk: next.form.lineKeys },
+    ...(next.notice ? { notice: next.notice } : {}),
+  });
+  try {
+    await client.views.update({ view_id: view.id, hash: view.hash, view: rebuilt });
+  } catch (error) {
+    if (slackErrorCode(error) === "hash_conflict") return; // a newer rebuild won; nothing to do
+    throw error;
+  }
+}

@@ -1,0 +1,35 @@
+import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from "@slack/bolt";
+import type { SlackContext } from "../../context.ts";
+import { newOrderModal, replaceIfNotAllowed } from "../../order-modal-views.ts";
+import { ticketFromCommand } from "../../ticket.ts";
+
+/**
+ * `/order [TICKET-ID]`: ack, then `views.open` straight away (the trigger expires in 3 s), then the slower
+ * authorization check, which replaces the form with the reason when the user may not order here.
+ */
+export function orderCommand(ctx: SlackContext) {
+  return async ({ command, ack, client, logger }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+    const profiles = ctx.customer.profilesForChannel(command.channel_id);
+    if (profiles.length === 0) {
+      await ack({
+        response_type: "ephemeral",
+        text: `Ordering is not set up for <#${command.channel_id}>. Use /order in a helpdesk channel, or ask an Order Desk admin to add this channel to a profile in order-desk.config.yml.`,
+      });
+      return;
+    }
+    await ack();
+    const view = newOrderModal(ctx, {
+      profiles,
+      source: "command",
+      channelId: command.channel_id,
+      ticket: ticketFromCommand(command.text, ctx.customer.ticketIdPattern),
+    });
+    const opened = await client.views.open({ trigger_id: command.trigger_id, view });
+    try {
+      await replaceIfNotAllowed(ctx, client, opened.view, profiles, command.user_id);
+    } catch (error) {
+      // The submit checks again; a failed early check only costs the user a later message.
+      logger.warn(`early authorization check failed: ${(error as Error).message}`);
+    }
+  };
+}

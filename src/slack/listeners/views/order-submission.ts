@@ -1,0 +1,80 @@
+import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from "@slack/bolt";
+import { OrderError } from "../../../orders/errors.ts";
+import { resubmitOrder, submitOrder } from "../../../orders/submit.ts";
+import { FIELD_BLOCK } from "../../blocks/ids.ts";
+import { buildNoticeModal, errorsForBlocks } from "../../blocks/order-modal.ts";
+import type { SlackContext } from "../../context.ts";
+import { compactForm, readOrderForm, type StateValues } from "../../form.ts";
+import { decodeMetadata, InvalidMetadataError, type ModalMetadata } from "../../metadata.ts";
+import { notAllowedModal } from "../../order-modal-views.ts";
+
+/**
+ * Submit of the order modal. Everything that decides the answer happens before `ack` (Slack waits up to 3 s):
+ * the rules (→ inline errors), authorization (→ the reason, in place of the form), then one transaction that
+ * stores the order and enqueues its placement (→ the modal closes). The order's message is posted by the
+ * placement job, so it appears even if this process stops right after answering.
+ */
+export function orderSubmission(ctx: SlackContext) {
+  return async ({
+    ack,
+    body,
+    view,
+    logger,
+  }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs) => {
+    let meta: ModalMetadata;
+    try {
+      meta = decodeMetadata(view.private_metadata);
+    } catch (error) {
+      if (!(error instanceof InvalidMetadataError)) throw error;
+      await ack({ response_action: "update", view: buildNoticeModal("Order equipment", error.message) });
+      return;
+    }
+    const form = compactForm(readOrderForm((view.state?.values ?? {}) as StateValues, meta));
+    const blockIds = new Set(view.blocks.map((b) => b.block_id).filter((id): id is string => Boolean(id)));
+    const showErrors = async (errors: Record<string, string[]>) => {
+      const byBlock = errorsForBlocks(errors, form.lineKeys, {
+        hasProfileBlock: blockIds.has(FIELD_BLOCK.profile),
+        hasEdnBlock: blockIds.has(FIELD_BLOCK.externalDocumentNumber),
+      });
+      if (Object.keys(byBlock).length === 0)
+        byBlock[FIELD_BLOCK.ticket] = "The order could not be checked; try again.";
+      await ack({ response_action: "errors", errors: byBlock });
+    };
+
+    const userId = body.user.id;
+    try {
+      const result = meta.o
+        ? await resubmitOrder(ctx.orders, meta.o, form.draft, userId)
+        : await submitOrder(ctx.orders, form.draft, {
+            source: meta.src === "shortcut" ? "shortcut" : "command",
+            requestedBy: userId,
+            // A double click or a retried request carries the same view id: one order.
+            idempotencyKey: `view:${view.root_view_id ?? view.id}`,
+            teamId: body.team?.id,
+            channelId: meta.ch,
+            threadTs: meta.th,
+          });
+      if (result.status === "invalid") return await showErrors(result.errors);
+      if (result.status === "forbidden") {
+        return await ack({ response_action: "update", view: notAllowedModal(result.message) });
+      }
+      await ack();
+      logger.debug(`order ${result.order.id} queued from view ${view.id}`);
+    } catch (error) {
+      if (error instanceof OrderError) {
+        await ack({ response_action: "update", view: buildNoticeModal("Order equipment", error.message) });
+        return;
+      }
+      // The database or the queue is unreachable: keep what was typed and say so, rather than Slack's
+      // generic "trouble connecting".
+      logger.error(`could not store the order: ${(error as Error).message}`);
+      await ack({
+        response_action: "errors",
+        errors: {
+          [FIELD_BLOCK.ticket]:
+            "Order Desk could not save the order just now. Nothing was ordered; submit again in a moment.",
+        },
+      });
+    }
+  };
+}

@@ -1,0 +1,200 @@
+/**
+ * The Slack side of `OrderNotifier`: the order's message in its channel (or, for the message shortcut, in the
+ * ticket message's thread), kept up to date with `chat.update`; a DM to the requester when the bot cannot post
+ * in the channel, saying how to fix it; admin alerts in the admin channel, each sent once.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { webApi } from "@slack/bolt";
+import { type Logger, pino } from "pino";
+import type { Customer } from "../config/catalog.ts";
+import type { AdminAlert, OrderChange, OrderNotifier } from "../orders/ports.ts";
+import type { Order, OriginMessage } from "../store/repositories/orders.ts";
+import { orderMessage } from "./blocks/order-message.ts";
+import { escapeMrkdwn } from "./blocks/text.ts";
+import { isCannotPostHere } from "./web-errors.ts";
+
+export interface SlackNotifierOptions {
+  client: webApi.WebClient;
+  customer: Customer;
+  /** Channel for admin alerts (the customer file's `adminChannel`). */
+  adminChannel: string;
+  logger?: Logger;
+  now?: () => Date;
+  timeZone?: string;
+}
+
+/** `metadata.event_type` of an order's message; `event_payload.order_id` names the order. */
+export const ORDER_MESSAGE_EVENT_TYPE = "order_desk_order";
+/** How far before the recorded attempt the channel's history is read for the order's message (clock skew). */
+const FIND_SLACK_MS = 60_000;
+const HISTORY_PAGE = 200;
+
+/** Calls refused with 429 are tried this many times in all, each after its Retry-After. */
+const RATE_LIMITED_ATTEMPTS = 4;
+
+/**
+ * Slack answered 429: it did not take the call, so waiting for Retry-After and calling again cannot show a
+ * message twice (unlike a retry after a timeout or a dropped connection, which this client never makes).
+ */
+async function patiently<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof webApi.WebAPIRateLimitedError) || attempt >= RATE_LIMITED_ATTEMPTS) throw error;
+      await sleep(Math.max(1, error.retryAfter) * 1000);
+    }
+  }
+}
+
+export function cannotPostNote(channelId: string): string {
+  return `:warning: I could not post this order in <#${channelId}>: Order Desk is not a member of that channel. Add it with \`/invite @Order Desk\` there so the next orders appear in the channel. This order's updates will follow here.`;
+}
+
+export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifier {
+  const { client, customer } = options;
+  const logger = options.logger ?? pino({ level: "silent" });
+  const now = options.now ?? (() => new Date());
+  const alerted = new Set<string>();
+  const render = (order: Order, note?: string) =>
+    orderMessage(order, {
+      customer,
+      now: now(),
+      ...(options.timeZone ? { timeZone: options.timeZone } : {}),
+      ...(note ? { note } : {}),
+    });
+
+  async function post(order: Order, channel: string, threadTs: string | null, note?: string) {
+    const message = render(order, note);
+    const res = await patiently(() =>
+      client.chat.postMessage({
+        channel,
+        text: message.text,
+        blocks: message.blocks,
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+        unfurl_links: false,
+        metadata: { event_type: ORDER_MESSAGE_EVENT_TYPE, event_payload: { order_id: order.id } },
+      }),
+    );
+    if (!res.ts || !res.channel) throw new Error("chat.postMessage answered without channel or ts");
+    return { channel: res.channel, ts: res.ts };
+  }
+
+  const isOurs = (order: Order) => (m: { metadata?: { event_type?: string; event_payload?: unknown } }) =>
+    m.metadata?.event_type === ORDER_MESSAGE_EVENT_TYPE &&
+    (m.metadata.event_payload as Record<string, unknown> | undefined)?.order_id === order.id;
+  let warnedNoHistoryScope = false;
+
+  /** Reads the thread (shortcut orders) or the channel since the attempt for the order's message. */
+  async function find(order: Order, channel: string): Promise<string | null> {
+    const attemptedAt = order.messageAttemptedAt ?? order.createdAt;
+    const oldest = ((attemptedAt.getTime() - FIND_SLACK_MS) / 1000).toFixed(6);
+    let cursor: string | undefined;
+    const threadTs = order.slackThreadTs;
+    do {
+      const args = { channel, limit: HISTORY_PAGE, include_all_metadata: true, ...(cursor && { cursor }) };
+      const page = threadTs
+        ? await patiently(() => client.conversations.replies({ ...args, ts: threadTs }))
+        : await patiently(() => client.conversations.history({ ...args, oldest }));
+      const found = (page.messages ?? []).find(isOurs(order));
+      if (found?.ts) return found.ts;
+      cursor = page.response_metadata?.next_cursor || undefined;
+    } while (cursor);
+    return null;
+  }
+
+  return {
+    async findPublished(order: Order): Promise<OriginMessage | null> {
+      // App Home orders post to the requester's DM by user id; reading it back needs its channel id, which
+      // we do not have without another scope. Those (rare) orders keep the small window.
+      const channel = order.slackChannelId;
+      if (!channel || /^[UW]/.test(channel)) return null;
+      try {
+        const ts = await find(order, channel);
+        if (ts === null) return null;
+        logger.info(
+          { orderId: order.id, channel, ts },
+          "found the order's message posted by an interrupted attempt",
+        );
+        return {
+          teamId: order.slackTeamId,
+          channelId: channel,
+          messageTs: ts,
+          threadTs: order.slackThreadTs,
+        };
+      } catch (error) {
+        const code = (error as { data?: { error?: unknown } }).data?.error;
+        if (code !== "missing_scope" && code !== "not_in_channel" && code !== "channel_not_found")
+          throw error;
+        if (code === "missing_scope" && !warnedNoHistoryScope) {
+          warnedNoHistoryScope = true;
+          logger.warn(
+            { channel },
+            "cannot read channel history (missing_scope): reinstall the app with manifest.yml's history scopes, or an order message interrupted by a crash may appear twice",
+          );
+        }
+        return null;
+      }
+    },
+
+    async publish(order: Order, change: OrderChange): Promise<OriginMessage | null> {
+      if (order.slackChannelId && order.slackMessageTs) {
+        const message = render(order);
+        const { slackChannelId, slackMessageTs } = order;
+        await patiently(() =>
+          client.chat.update({
+            channel: slackChannelId,
+            ts: slackMessageTs,
+            text: message.text,
+            blocks: message.blocks,
+          }),
+        );
+        return null;
+      }
+      const teamId = order.slackTeamId;
+      // Orders from App Home have no channel: their message lives in the requester's DM with the app.
+      const channel = order.slackChannelId ?? order.requestedBy;
+      try {
+        const posted = await post(order, channel, order.slackThreadTs);
+        return { teamId, channelId: posted.channel, messageTs: posted.ts, threadTs: order.slackThreadTs };
+      } catch (error) {
+        if (!isCannotPostHere(error) || channel === order.requestedBy) throw error;
+        logger.warn(
+          { orderId: order.id, channel, change: change.kind },
+          "cannot post in the order's channel; sending the confirmation to the requester's DM",
+        );
+        const posted = await post(order, order.requestedBy, null, cannotPostNote(channel));
+        // The DM message starts its own thread: updates go there, not to the channel's thread.
+        return { teamId, channelId: posted.channel, messageTs: posted.ts, threadTs: posted.ts };
+      }
+    },
+
+    async alertAdmins(alert: AdminAlert): Promise<void> {
+      if (alerted.has(alert.key)) return;
+      alerted.add(alert.key);
+      try {
+        await patiently(() =>
+          client.chat.postMessage({
+            channel: options.adminChannel,
+            text: `:rotating_light: ${alert.title}: ${alert.text}`,
+            blocks: [
+              {
+                type: "section",
+                text: {
+                  type: "mrkdwn",
+                  text: `:rotating_light: *${escapeMrkdwn(alert.title)}*\n${escapeMrkdwn(alert.text)}`.slice(
+                    0,
+                    3000,
+                  ),
+                },
+              },
+            ],
+          }),
+        );
+      } catch (error) {
+        alerted.delete(alert.key); // let the next occurrence try again
+        throw error;
+      }
+    },
+  };
+}

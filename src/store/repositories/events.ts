@@ -1,0 +1,191 @@
+/**
+ * Supplier webhook events, stored once (the event id is the primary key) before the supplier gets its 2xx.
+ * An event whose order is not known yet (its placement response has not been recorded) is an orphan:
+ * `order_id` stays null until `attachOrphans` links it, or until it is reported as unmatched.
+ */
+import type { Queryable, Row } from "../db.ts";
+import type { JsonObject } from "./orders.ts";
+
+export interface StoredEvent {
+  id: string;
+  correlationId: string;
+  orderId: string | null;
+  type: string;
+  occurredAt: Date;
+  payload: JsonObject;
+  receivedAt: Date;
+  postedAt: Date | null;
+  /** Set before each post: a reply may exist in Slack for an event attempted but not marked posted. */
+  postAttemptedAt: Date | null;
+  replyTs: string | null;
+  postError: JsonObject | null;
+  orphanReportedAt: Date | null;
+}
+
+export interface NewEvent {
+  id: string;
+  correlationId: string;
+  type: string;
+  occurredAt: Date | string;
+  /** The event as received (parsed JSON). */
+  payload: object;
+}
+
+export function mapEvent(row: Row): StoredEvent {
+  return {
+    id: row.id,
+    correlationId: row.correlation_id,
+    orderId: row.order_id,
+    type: row.type,
+    occurredAt: row.occurred_at,
+    payload: row.payload,
+    receivedAt: row.received_at,
+    postedAt: row.posted_at,
+    postAttemptedAt: row.post_attempted_at,
+    replyTs: row.reply_ts,
+    postError: row.post_error,
+    orphanReportedAt: row.orphan_reported_at,
+  };
+}
+
+/**
+ * Stores the event unless its id is already stored (a redelivery). The order is looked up by correlation id
+ * in the same statement; `orderId` is null for an orphan. For a redelivery, `orderId` is the stored event's.
+ */
+export async function insertEventIfNew(
+  q: Queryable,
+  event: NewEvent,
+): Promise<{ inserted: boolean; orderId: string | null }> {
+  const { rows } = await q.query<{ order_id: string | null }>(
+    `INSERT INTO supplier_events (id, correlation_id, order_id, type, occurred_at, payload)
+     VALUES ($1, $2, (SELECT id FROM orders WHERE correlation_id = $2), $3, $4, $5)
+     ON CONFLICT (id) DO NOTHING
+     RETURNING order_id`,
+    [event.id, event.correlationId, event.type, event.occurredAt, JSON.stringify(event.payload)],
+  );
+  if (rows[0]) return { inserted: true, orderId: rows[0].order_id };
+  const existing = await q.query<{ order_id: string | null }>(
+    "SELECT order_id FROM supplier_events WHERE id = $1",
+    [event.id],
+  );
+  return { inserted: false, orderId: existing.rows[0]?.order_id ?? null };
+}
+
+/**
+ * `insertEventIfNew` for several events in one statement (the webhook receiver's group commit). Ids must be
+ * distinct. Returns, per id, whether it was inserted and the order it belongs to (a redelivery's stored one).
+ */
+export async function insertEventsIfNew(
+  q: Queryable,
+  events: readonly NewEvent[],
+): Promise<Map<string, { inserted: boolean; orderId: string | null }>> {
+  const result = new Map<string, { inserted: boolean; orderId: string | null }>();
+  if (events.length === 0) return result;
+  const { rows } = await q.query<{ id: string; order_id: string | null }>(
+    `INSERT INTO supplier_events (id, correlation_id, order_id, type, occurred_at, payload)
+     SELECT e.id, e.correlation_id, o.id, e.type, e.occurred_at, e.payload
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::jsonb[])
+       WITH ORDINALITY AS e(id, correlation_id, type, occurred_at, payload, n)
+     LEFT JOIN orders o ON o.correlation_id = e.correlation_id
+     ORDER BY e.n
+     ON CONFLICT (id) DO NOTHING
+     RETURNING id, order_id`,
+    [
+      events.map((e) => e.id),
+      events.map((e) => e.correlationId),
+      events.map((e) => e.type),
+      events.map((e) => (e.occurredAt instanceof Date ? e.occurredAt.toISOString() : e.occurredAt)),
+      events.map((e) => JSON.stringify(e.payload)),
+    ],
+  );
+  for (const row of rows) result.set(row.id, { inserted: true, orderId: row.order_id });
+  const known = events.map((e) => e.id).filter((id) => !result.has(id));
+  if (known.length > 0) {
+    const existing = await q.query<{ id: string; order_id: string | null }>(
+      "SELECT id, order_id FROM supplier_events WHERE id = ANY($1::text[])",
+      [known],
+    );
+    for (const row of existing.rows) result.set(row.id, { inserted: false, orderId: row.order_id });
+  }
+  return result;
+}
+
+export async function getEvent(q: Queryable, id: string): Promise<StoredEvent | null> {
+  const { rows } = await q.query("SELECT * FROM supplier_events WHERE id = $1", [id]);
+  return rows[0] ? mapEvent(rows[0]) : null;
+}
+
+/** Links the orphans with this correlation id to the order; returns their ids (oldest first) to enqueue. */
+export async function attachOrphans(q: Queryable, correlationId: string, orderId: string): Promise<string[]> {
+  const { rows } = await q.query<{ id: string }>(
+    `WITH attached AS (
+       UPDATE supplier_events SET order_id = $2
+       WHERE correlation_id = $1 AND order_id IS NULL
+       RETURNING id, occurred_at
+     )
+     SELECT id FROM attached ORDER BY occurred_at, id`,
+    [correlationId, orderId],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** The order's events not yet posted to Slack, in the order they happened. */
+export async function listUnpostedForOrder(q: Queryable, orderId: string): Promise<StoredEvent[]> {
+  const { rows } = await q.query(
+    "SELECT * FROM supplier_events WHERE order_id = $1 AND posted_at IS NULL ORDER BY occurred_at, id",
+    [orderId],
+  );
+  return rows.map(mapEvent);
+}
+
+export async function listEventsForOrder(q: Queryable, orderId: string): Promise<StoredEvent[]> {
+  const { rows } = await q.query(
+    "SELECT * FROM supplier_events WHERE order_id = $1 ORDER BY occurred_at, id",
+    [orderId],
+  );
+  return rows.map(mapEvent);
+}
+
+/** Records the threaded reply. Returns false when the event was already posted (a retried job). */
+export async function markPosted(q: Queryable, eventId: string, replyTs: string | null): Promise<boolean> {
+  const { rowCount } = await q.query(
+    `UPDATE supplier_events SET posted_at = now(), reply_ts = $2, post_error = NULL
+     WHERE id = $1 AND posted_at IS NULL`,
+    [eventId, replyTs],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** Recorded before each post, so a retry knows Slack may already show the reply (see post-update.ts). */
+export async function markPostAttempted(q: Queryable, eventId: string): Promise<void> {
+  await q.query("UPDATE supplier_events SET post_attempted_at = now() WHERE id = $1", [eventId]);
+}
+
+/** Keeps the last posting error for support; the job's retry policy decides what happens next. */
+export async function markPostError(q: Queryable, eventId: string, error: object): Promise<void> {
+  await q.query("UPDATE supplier_events SET post_error = $2 WHERE id = $1", [eventId, JSON.stringify(error)]);
+}
+
+/** Orphans received before `receivedBefore` and not reported yet, oldest first. */
+export async function listOrphansOlderThan(
+  q: Queryable,
+  receivedBefore: Date,
+  limit = 100,
+): Promise<StoredEvent[]> {
+  const { rows } = await q.query(
+    `SELECT * FROM supplier_events
+     WHERE order_id IS NULL AND orphan_reported_at IS NULL AND received_at < $1
+     ORDER BY received_at, id LIMIT $2`,
+    [receivedBefore, limit],
+  );
+  return rows.map(mapEvent);
+}
+
+/** Returns false when it was already reported (another replica got there first). */
+export async function markOrphanReported(q: Queryable, eventId: string): Promise<boolean> {
+  const { rowCount } = await q.query(
+    "UPDATE supplier_events SET orphan_reported_at = now() WHERE id = $1 AND orphan_reported_at IS NULL",
+    [eventId],
+  );
+  return (rowCount ?? 0) > 0;
+}

@@ -1,0 +1,389 @@
+/**
+ * Orders: our record of an order from the moment the agent submits it until the supplier delivers it.
+ * Every function takes a `Queryable` first (the store, or the `tx` of a transaction) and runs one statement,
+ * so callers compose them into transactions; none of them opens its own.
+ */
+import type { OrderStatus } from "../../supplier/events.ts";
+import { ORDER_STATES, statusRank } from "../../supplier/events.ts";
+import type { CreateOrderRequest } from "../../supplier/schema.ts";
+import type { Queryable, Row } from "../db.ts";
+
+export type OrderSource = "command" | "shortcut" | "workflow" | "cli";
+
+export type JsonObject = Record<string, unknown>;
+
+export interface Order {
+  id: string;
+  profile: string;
+  externalDocumentNumber: string;
+  correlationId: string | null;
+  /** The ticket id, sent as `customerReference`. */
+  customerReference: string | null;
+  /** Slack user id of whoever asked (or the workflow's user). */
+  requestedBy: string;
+  source: OrderSource;
+  idempotencyKey: string | null;
+  slackTeamId: string | null;
+  slackChannelId: string | null;
+  slackMessageTs: string | null;
+  slackThreadTs: string | null;
+  /** Set before the order's message is posted: while `slackMessageTs` is null, Slack may already show it. */
+  messageAttemptedAt: Date | null;
+  status: OrderStatus;
+  statusAt: Date;
+  /** `occurredAt` of the supplier event that set the status; `null` while the status is one of our own. */
+  statusOccurredAt: Date | null;
+  lastError: JsonObject | null;
+  /** The request as sent (or as it will be sent) to the supplier. */
+  request: CreateOrderRequest;
+  /** The form values, kept for "Fix and resubmit". */
+  draft: JsonObject | null;
+  /** Workflow Builder step context (function execution id…) when the order came from a workflow. */
+  workflow: JsonObject | null;
+  tracking: JsonObject | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface NewOrder {
+  id: string;
+  profile: string;
+  externalDocumentNumber: string;
+  customerReference?: string | null | undefined;
+  requestedBy: string;
+  source: OrderSource;
+  /** Same key twice (a double-clicked submit) → one order. */
+  idempotencyKey?: string | null | undefined;
+  slackTeamId?: string | null | undefined;
+  slackChannelId?: string | null | undefined;
+  slackMessageTs?: string | null | undefined;
+  slackThreadTs?: string | null | undefined;
+  /** Default `queued`. */
+  status?: OrderStatus | undefined;
+  request: CreateOrderRequest;
+  draft?: object | null | undefined;
+  workflow?: object | null | undefined;
+}
+
+export interface OriginMessage {
+  teamId?: string | null | undefined;
+  channelId: string;
+  messageTs: string;
+  threadTs?: string | null | undefined;
+}
+
+/** Statuses ordered by `statusRank`, handed to SQL so the "only forward" rule runs in one statement. */
+const RANKED_STATES: string[] = [...ORDER_STATES].sort((a, b) => statusRank(a) - statusRank(b));
+
+/** Our own statuses; a supplier status replaces them whatever its time. */
+const LOCAL_STATES = ["queued", "placing", "failed"];
+
+function json(value: object | null | undefined): string | null {
+  return value == null ? null : JSON.stringify(value);
+}
+
+export function mapOrder(row: Row): Order {
+  return {
+    id: row.id,
+    profile: row.profile,
+    externalDocumentNumber: row.external_document_number,
+    correlationId: row.correlation_id,
+    customerReference: row.customer_reference,
+    requestedBy: row.requested_by,
+    source: row.source,
+    idempotencyKey: row.idempotency_key,
+    slackTeamId: row.slack_team_id,
+    slackChannelId: row.slack_channel_id,
+    slackMessageTs: row.slack_message_ts,
+    slackThreadTs: row.slack_thread_ts,
+    messageAttemptedAt: row.message_attempted_at,
+    status: row.status,
+    statusAt: row.status_at,
+    statusOccurredAt: row.status_occurred_at,
+    lastError: row.last_error,
+    request: row.request,
+    draft: row.draft,
+    workflow: row.workflow,
+    tracking: row.tracking,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+async function one(q: Queryable, text: string, params: unknown[]): Promise<Order | null> {
+  const { rows } = await q.query(text, params);
+  return rows[0] ? mapOrder(rows[0]) : null;
+}
+
+/**
+ * Inserts an order. When `idempotencyKey` is already taken, nothing is inserted and the existing order is
+ * returned with `created: false`, so a double submit places one order.
+ */
+export async function insertOrder(
+  q: Queryable,
+  order: NewOrder,
+): Promise<{ order: Order; created: boolean }> {
+  const inserted = await one(
+    q,
+    `INSERT INTO orders (id, profile, external_document_number, customer_reference, requested_by, source,
+       idempotency_key, slack_team_id, slack_channel_id, slack_message_ts, slack_thread_ts, status, request,
+       draft, workflow)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+     ON CONFLICT (idempotency_key) DO NOTHING
+     RETURNING *`,
+    [
+      order.id,
+      order.profile,
+      order.externalDocumentNumber,
+      order.customerReference ?? null,
+      order.requestedBy,
+      order.source,
+      order.idempotencyKey ?? null,
+      order.slackTeamId ?? null,
+      order.slackChannelId ?? null,
+      order.slackMessageTs ?? null,
+      order.slackThreadTs ?? null,
+      order.status ?? "queued",
+      JSON.stringify(order.request),
+      json(order.draft),
+      json(order.workflow),
+    ],
+  );
+  if (inserted) return { order: inserted, created: true };
+  const existing = await one(q, "SELECT * FROM orders WHERE idempotency_key = $1", [order.idempotencyKey]);
+  if (!existing) throw new Error(`order ${order.id} was neither inserted nor found by its idempotency key`);
+  return { order: existing, created: false };
+}
+
+export function getOrder(q: Queryable, id: string): Promise<Order | null> {
+  return one(q, "SELECT * FROM orders WHERE id = $1", [id]);
+}
+
+/** Locks the row until the transaction ends (use inside `store.transaction`). */
+export function getOrderForUpdate(q: Queryable, id: string): Promise<Order | null> {
+  return one(q, "SELECT * FROM orders WHERE id = $1 FOR UPDATE", [id]);
+}
+
+export function getOrderByCorrelationId(q: Queryable, correlationId: string): Promise<Order | null> {
+  return one(q, "SELECT * FROM orders WHERE correlation_id = $1", [correlationId]);
+}
+
+/** Orders with this document number, in any profile (webhook events do not say which profile). */
+export async function findOrdersByExternalDocumentNumber(
+  q: Queryable,
+  externalDocumentNumber: string,
+): Promise<Order[]> {
+  const { rows } = await q.query(
+    "SELECT * FROM orders WHERE external_document_number = $1 ORDER BY created_at",
+    [externalDocumentNumber],
+  );
+  return rows.map(mapOrder);
+}
+
+export function getOrderByIdempotencyKey(q: Queryable, key: string): Promise<Order | null> {
+  return one(q, "SELECT * FROM orders WHERE idempotency_key = $1", [key]);
+}
+
+/** Records the Slack message the order's updates are threaded on. */
+export function setOriginMessage(
+  q: Queryable,
+  orderId: string,
+  origin: OriginMessage,
+): Promise<Order | null> {
+  return one(
+    q,
+    `UPDATE orders SET slack_team_id = COALESCE($2, slack_team_id), slack_channel_id = $3, slack_message_ts = $4,
+       slack_thread_ts = COALESCE($5, slack_thread_ts, $4), updated_at = now()
+     WHERE id = $1 RETURNING *`,
+    [orderId, origin.teamId ?? null, origin.channelId, origin.messageTs, origin.threadTs ?? null],
+  );
+}
+
+/** Recorded before the order's message is posted (see src/orders/show-order.ts). */
+export function markMessageAttempted(q: Queryable, orderId: string): Promise<Order | null> {
+  return one(q, "UPDATE orders SET message_attempted_at = now() WHERE id = $1 RETURNING *", [orderId]);
+}
+
+/** `queued`/`failed` → `placing`. Returns null when the order has moved on (placed, or a supplier status). */
+export function markPlacing(q: Queryable, orderId: string): Promise<Order | null> {
+  return one(
+    q,
+    `UPDATE orders SET status = 'placing', status_at = now(), updated_at = now()
+     WHERE id = $1 AND status IN ('queued', 'placing', 'failed') AND correlation_id IS NULL RETURNING *`,
+    [orderId],
+  );
+}
+
+/** Keeps the last transient error (e.g. supplier unavailable, will retry) without changing the status. */
+export function recordAttemptError(q: Queryable, orderId: string, error: object): Promise<Order | null> {
+  return one(q, "UPDATE orders SET last_error = $2, updated_at = now() WHERE id = $1 RETURNING *", [
+    orderId,
+    JSON.stringify(error),
+  ]);
+}
+
+export interface Placement {
+  /** `null` when the supplier answered DUPLICATE_ORDER to our retry: an earlier attempt had placed it. */
+  correlationId: string | null;
+  placedEarlier: boolean;
+}
+
+/**
+ * The supplier accepted the order: status `received` (unless a supplier event already set a status) and the
+ * correlation id, which later webhook events are matched by. An existing correlation id is never replaced.
+ * When `placedEarlier` the correlation id is unknown (null) until `setCorrelationId` learns it from an event.
+ */
+export function markPlaced(q: Queryable, orderId: string, placement: Placement): Promise<Order | null> {
+  return one(
+    q,
+    `UPDATE orders SET
+       correlation_id = COALESCE(correlation_id, $2),
+       status = CASE WHEN status = ANY($3::text[]) THEN 'received' ELSE status END,
+       status_at = CASE WHEN status = ANY($3::text[]) THEN now() ELSE status_at END,
+       last_error = NULL,
+       updated_at = now()
+     WHERE id = $1 RETURNING *`,
+    [orderId, placement.correlationId, LOCAL_STATES],
+  );
+}
+
+/**
+ * Sets the correlation id once it is learnt later (an order placed earlier, matched by its document number).
+ * Returns null when the order already has one.
+ */
+export function setCorrelationId(
+  q: Queryable,
+  orderId: string,
+  correlationId: string,
+): Promise<Order | null> {
+  return one(
+    q,
+    `UPDATE orders SET correlation_id = $2, updated_at = now()
+     WHERE id = $1 AND correlation_id IS NULL RETURNING *`,
+    [orderId, correlationId],
+  );
+}
+
+/** Placement gave up (retries exhausted, unauthorised…): status `failed` with the error. */
+export function markFailed(q: Queryable, orderId: string, error: object): Promise<Order | null> {
+  return one(
+    q,
+    `UPDATE orders SET status = 'failed', status_at = now(), last_error = $2, updated_at = now()
+     WHERE id = $1 AND status = ANY($3::text[]) RETURNING *`,
+    [orderId, JSON.stringify({ kind: "failed", ...error }), LOCAL_STATES],
+  );
+}
+
+export interface Rejection {
+  /** The supplier's error code (VALIDATION_FAILED, DUPLICATE_ORDER, INVALID_PAYLOAD…). */
+  code: string;
+  message?: string | undefined;
+  details?: object | undefined;
+}
+
+/** The supplier refused the order: status `failed`, `last_error.code` says why; the agent may fix and resubmit. */
+export function markRejected(q: Queryable, orderId: string, rejection: Rejection): Promise<Order | null> {
+  return one(
+    q,
+    `UPDATE orders SET status = 'failed', status_at = now(), last_error = $2, updated_at = now()
+     WHERE id = $1 AND status = ANY($3::text[]) RETURNING *`,
+    [orderId, JSON.stringify({ kind: "rejected", ...rejection }), LOCAL_STATES],
+  );
+}
+
+export interface Resubmission {
+  request: CreateOrderRequest;
+  draft?: object | null | undefined;
+  /** A new document number when the old one cannot be reused (default: the request's). */
+  externalDocumentNumber?: string | undefined;
+}
+
+/**
+ * "Fix and resubmit": a failed order that never reached the supplier gets the corrected request and goes back
+ * to `queued`. Returns null when the order is not in that state (already placed, or resubmitted twice).
+ */
+export function resetForResubmit(
+  q: Queryable,
+  orderId: string,
+  resubmission: Resubmission,
+): Promise<Order | null> {
+  return one(
+    q,
+    `UPDATE orders SET request = $2, draft = COALESCE($3, draft),
+       external_document_number = COALESCE($4, external_document_number),
+       status = 'queued', status_at = now(), status_occurred_at = NULL, last_error = NULL, updated_at = now()
+     WHERE id = $1 AND status = 'failed' AND correlation_id IS NULL RETURNING *`,
+    [
+      orderId,
+      JSON.stringify(resubmission.request),
+      json(resubmission.draft),
+      resubmission.externalDocumentNumber ?? resubmission.request.externalDocumentNumber ?? null,
+    ],
+  );
+}
+
+/**
+ * Applies a status reported by the supplier if it moves the order forward: a higher `statusRank`, or the same
+ * rank with a later `occurredAt`. An older or lower event never overwrites a newer status. Returns the updated
+ * order, or null when the event was stale (or the order does not exist).
+ */
+export function applySupplierStatus(
+  q: Queryable,
+  orderId: string,
+  status: OrderStatus,
+  occurredAt: Date,
+): Promise<Order | null> {
+  return one(
+    q,
+    `WITH ranked AS (
+       SELECT id,
+         COALESCE(array_position($4::text[], status), 0) AS current_rank,
+         COALESCE(array_position($4::text[], $2::text), 0) AS next_rank
+       FROM orders WHERE id = $1 FOR UPDATE
+     )
+     UPDATE orders o SET status = $2, status_at = now(), status_occurred_at = $3, updated_at = now()
+     FROM ranked r
+     WHERE o.id = r.id AND (
+       r.next_rank > r.current_rank
+       OR (r.next_rank = r.current_rank AND (o.status_occurred_at IS NULL OR o.status_occurred_at < $3))
+     )
+     RETURNING o.*`,
+    [orderId, status, occurredAt, RANKED_STATES],
+  );
+}
+
+/** Replaces the tracking document. */
+export function setTracking(q: Queryable, orderId: string, tracking: object): Promise<Order | null> {
+  return one(q, "UPDATE orders SET tracking = $2, updated_at = now() WHERE id = $1 RETURNING *", [
+    orderId,
+    JSON.stringify(tracking),
+  ]);
+}
+
+/**
+ * Merges top-level keys into the tracking document in one statement, so two concurrent shipping updates
+ * (keyed by parcel number) do not lose each other.
+ */
+export function mergeTracking(q: Queryable, orderId: string, patch: object): Promise<Order | null> {
+  return one(
+    q,
+    `UPDATE orders SET tracking = COALESCE(tracking, '{}'::jsonb) || $2::jsonb, updated_at = now()
+     WHERE id = $1 RETURNING *`,
+    [orderId, JSON.stringify(patch)],
+  );
+}
+
+export function setWorkflow(q: Queryable, orderId: string, workflow: object): Promise<Order | null> {
+  return one(q, "UPDATE orders SET workflow = $2, updated_at = now() WHERE id = $1 RETURNING *", [
+    orderId,
+    JSON.stringify(workflow),
+  ]);
+}
+
+export async function listRecentOrdersForUser(q: Queryable, userId: string, limit = 10): Promise<Order[]> {
+  const { rows } = await q.query(
+    "SELECT * FROM orders WHERE requested_by = $1 ORDER BY created_at DESC, id DESC LIMIT $2",
+    [userId, limit],
+  );
+  return rows.map(mapOrder);
+}

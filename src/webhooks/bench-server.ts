@@ -1,0 +1,106 @@
+/**
+ * The webhook receiver as it runs in production — the app's HTTP server, the real route (limits, Standard
+ * Webhooks verification, parsing, id check), the real store and the same-transaction `post-update` enqueue —
+ * started on its own for load tests (`npm run bench` spawns it; see docs/webhooks.md, Benchmark).
+ *
+ *   node --import tsx src/webhooks/bench-server.ts '{"secret":"whsec_…","dataDir":"/tmp/x"}'
+ *
+ * Configuration: one JSON argument (the bench harness protocol). Prints one line
+ * `BENCH_READY {"url":…,"path":"/webhooks/supplier","correlationIds":[…]}` once it listens; the correlation ids
+ * are orders it seeded, so events for them take the full path (order found, posting enqueued). No worker runs:
+ * this measures ingest, and the queued jobs stay queued. SIGTERM/SIGINT close it.
+ */
+import { randomUUID } from "node:crypto";
+import { pino } from "pino";
+import { startHttpServer } from "../http/server.ts";
+import { createJobs } from "../jobs/jobs.ts";
+import { openStore } from "../store/db.ts";
+import { insertOrder, markPlaced } from "../store/repositories/orders.ts";
+import type { CreateOrderRequest } from "../supplier/schema.ts";
+import { WEBHOOK_PATH, webhookRoute } from "./receiver.ts";
+
+export interface WebhookBenchConfig {
+  secret: string;
+  /** PostgreSQL URL, or absent for PGlite in `dataDir` (default in memory). */
+  databaseUrl?: string;
+  dataDir?: string;
+  /** PostgreSQL: a schema of its own (created). */
+  schema?: string;
+  /** Orders to seed with a correlation id (default 100). */
+  seedOrders?: number;
+  /** Default 1000 ms, the production default (WEBHOOK_SETTLE_MS). */
+  settleMs?: number;
+  port?: number;
+}
+
+const raw = process.argv[2];
+if (raw === undefined) throw new Error("usage: bench-server.ts '<json config>' (see the file's header)");
+const config = JSON.parse(raw) as WebhookBenchConfig;
+const logger = pino({ level: "warn" });
+
+const store = await openStore({
+  ...(config.databaseUrl
+    ? { databaseUrl: config.databaseUrl, ...(config.schema && { schema: config.schema }) }
+    : { dataDir: config.dataDir ?? "memory://" }),
+  logger,
+});
+const jobs = createJobs({ store, logger });
+await jobs.start();
+
+const correlationIds: string[] = [];
+for (let i = 0; i < (config.seedOrders ?? 100); i++) {
+  const id = randomUUID();
+  const correlationId = randomUUID();
+  await insertOrder(store, {
+    id,
+    profile: "bench",
+    externalDocumentNumber: `BENCH-${id}`,
+    requestedBy: "U0BENCH",
+    source: "cli",
+    request: { externalDocumentNumber: `BENCH-${id}` } as CreateOrderRequest,
+  });
+  await markPlaced(store, id, { correlationId, placedEarlier: false });
+  correlationIds.push(correlationId);
+}
+
+const http = await startHttpServer({
+  host: "127.0.0.1",
+  port: config.port ?? 0,
+  logger,
+  routes: [
+    webhookRoute({
+      store,
+      jobs,
+      getSecrets: () => [config.secret],
+      settleMs: config.settleMs ?? 1000,
+      logger,
+    }),
+  ],
+});
+process.stdout.write(
+  `BENCH_READY ${JSON.stringify({ url: http.url, path: WEBHOOK_PATH, correlationIds, backend: store.kind })}\n`,
+);
+
+let closing = false;
+const stop = () => {
+  if (closing) return;
+  closing = true;
+  setTimeout(() => process.exit(0), 5000).unref();
+  (async () => {
+    await http.close({ graceMs: 1000 });
+    await jobs.stop({ graceMs: 1000 });
+    if (config.schema && store.kind === "postgres") {
+      await store.query(`DROP SCHEMA IF EXISTS ${config.schema} CASCADE`).catch(() => {});
+      await store.query(`DROP SCHEMA IF EXISTS ${config.schema}_jobs CASCADE`).catch(() => {});
+    }
+    await store.close();
+  })().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      process.stderr.write(`close failed: ${String(error)}\n`);
+      process.exit(1);
+    },
+  );
+};
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);

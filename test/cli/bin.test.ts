@@ -1,0 +1,75 @@
+/** The installed command line, as a user runs it: `order-desk <command>` through bin/order-desk.js. */
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateTestKey } from "../../src/sandbox/keys.ts";
+import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
+import { validOrder } from "../supplier/support/fixtures.ts";
+
+function run(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ["bin/order-desk.js", ...args], {
+      cwd: new URL("../..", import.meta.url),
+      env: { PATH: process.env.PATH ?? "", ...env },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("order-desk", () => {
+  let sandbox: SandboxHandle;
+  let dir: string;
+  const key = generateTestKey();
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ apiKeys: [key], seed: "bin" });
+    dir = await mkdtemp(join(tmpdir(), "order-desk-bin-"));
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("lists its commands and refuses an unknown one with exit code 2", async () => {
+    const help = await run(["--help"]);
+    expect(help.code).toBe(0);
+    for (const command of ["start", "demo", "place", "sandbox", "doctor", "bench"]) {
+      expect(help.stdout).toContain(command);
+    }
+    const unknown = await run(["plaec"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown command 'plaec'");
+  });
+
+  it("place: places the order in a JSON file on the supplier and prints one JSON line", async () => {
+    const file = join(dir, "order.json");
+    await writeFile(file, JSON.stringify(validOrder({ externalDocumentNumber: "PO-BIN-1" })));
+    const placed = await run(["place", "--file", file], {
+      SUPPLIER_BASE_URL: sandbox.url,
+      SUPPLIER_API_KEY: key,
+    });
+    expect(placed.code).toBe(0);
+    const line = JSON.parse(placed.stdout);
+    expect(line).toMatchObject({ ok: true, externalDocumentNumber: "PO-BIN-1" });
+    expect(await sandbox.order(line.correlationId)).not.toBeNull();
+    expect(placed.stdout + placed.stderr).not.toContain(key);
+
+    const again = await run(["place", "--file", file], {
+      SUPPLIER_BASE_URL: sandbox.url,
+      SUPPLIER_API_KEY: key,
+    });
+    expect(again.code).toBe(2);
+    expect(JSON.parse(again.stdout)).toMatchObject({ ok: false, code: "DUPLICATE_ORDER" });
+  });
+
+  it("sandbox: lists every bad flag and exits 2", async () => {
+    const bad = await run(["sandbox", "--port", "x", "--speed", "-1"]);
+    expect(bad.code).toBe(2);
+  });
+});

@@ -1,0 +1,150 @@
+/**
+ * Order Desk's Slack side wired for real, over loopback, for the Slack and Workflow Builder tests: the Bolt
+ * HTTP receiver (createSlackApp, HTTP mode) on port 0 behind a node:http server, the fake Slack Web API, a
+ * supplier (the sandbox or a stub), the test store, and pg-boss jobs running the real `place-order` handler
+ * (optionally wrapped, e.g. by `withWorkflowSteps`). Each harness in test/<area>/support/ adds its own people,
+ * channels and helpers on top.
+ */
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type Customer, createCustomer } from "../../src/config/catalog.ts";
+import { type CustomerConfig, parseCustomerConfig } from "../../src/config/customer.ts";
+import {
+  type ChannelInput,
+  type FakeSlack,
+  type FakeUser,
+  type FakeUsergroup,
+  startFakeSlack,
+} from "../../src/devtools/fake-slack/index.ts";
+import { createSlackRequests, type SlackRequests } from "../../src/devtools/slack-requests.ts";
+import { createJobs, type JobContext, type Jobs } from "../../src/jobs/index.ts";
+import { placeOrderJob } from "../../src/orders/place.ts";
+import { EnvKeyProvider } from "../../src/secrets/env-provider.ts";
+import {
+  type CreateSlackAppOptions,
+  createSlackApp,
+  SLACK_EVENTS_PATH,
+  type SlackApp,
+} from "../../src/slack/app.ts";
+import type { Store } from "../../src/store/db.ts";
+import { SupplierClient, type SupplierClientOptions } from "../../src/supplier/client.ts";
+import { getTestStore } from "./db.ts";
+
+/** A helpdesk channel the bot was never invited to (added to the example's first profile). */
+export const NO_BOT = "C0NOBOT";
+
+/** The example customer file, with `NO_BOT` among the first profile's channels. */
+export function exampleConfig(): CustomerConfig {
+  const config = parseCustomerConfig(
+    readFileSync(new URL("../../examples/order-desk.config.yml", import.meta.url), "utf8"),
+  );
+  config.profiles[0]!.channels.push(NO_BOT);
+  return config;
+}
+
+type PlaceOrderHandler = (job: JobContext<unknown>) => Promise<void>;
+
+export interface SlackWorldOptions {
+  botToken: string;
+  signingSecret: string;
+  users: FakeUser[];
+  channels: ChannelInput[];
+  usergroups?: FakeUsergroup[];
+  supplierUrl: string;
+  apiKey: string;
+  supplierRetry: NonNullable<SupplierClientOptions["retry"]>;
+  placeOrderPolicy: { retryDelaySeconds: number; retryLimit: number };
+  register?: CreateSlackAppOptions["register"];
+  /** Wraps the place-order handler before it is registered (the workflow step's `withWorkflowSteps`). */
+  wrapPlaceOrder?: (
+    handler: PlaceOrderHandler,
+    parts: { store: Store; jobs: Jobs; slack: SlackApp; fake: FakeSlack },
+  ) => PlaceOrderHandler;
+}
+
+export interface SlackWorld {
+  fake: FakeSlack;
+  store: Store;
+  jobs: Jobs;
+  slack: SlackApp;
+  customer: Customer;
+  requests: SlackRequests;
+  /** The handler the place-order jobs run (to replay a stale job in a test). */
+  placeOrderHandler: PlaceOrderHandler;
+  close(): Promise<void>;
+}
+
+export async function startSlackWorld(options: SlackWorldOptions): Promise<SlackWorld> {
+  const store = await getTestStore();
+  const customer = createCustomer(exampleConfig());
+  const fake = await startFakeSlack({
+    botToken: options.botToken,
+    users: options.users,
+    channels: options.channels,
+    ...(options.usergroups && { usergroups: options.usergroups }),
+  });
+  const jobs = createJobs({
+    store,
+    pollIntervalMs: 100,
+    policies: { "place-order": { ...options.placeOrderPolicy, retryBackoff: false } },
+  });
+  await jobs.start();
+  const slack = createSlackApp({
+    mode: "http",
+    botToken: options.botToken,
+    signingSecret: options.signingSecret,
+    slackApiUrl: fake.apiUrl,
+    timeoutMs: 5000,
+    customer,
+    store,
+    jobs,
+    ...(options.register && { register: options.register }),
+  });
+  const supplier = new SupplierClient({
+    baseUrl: options.supplierUrl,
+    environment: "test",
+    retry: options.supplierRetry,
+    timeoutMs: 5000,
+  });
+  const placeOrder = placeOrderJob({
+    store,
+    customer,
+    supplier,
+    apiKeys: new EnvKeyProvider({ value: options.apiKey, production: false }),
+    defaultSecretId: "SUPPLIER_API_KEY",
+    notifier: slack.notifier,
+  });
+  const placeOrderHandler = options.wrapPlaceOrder?.(placeOrder, { store, jobs, slack, fake }) ?? placeOrder;
+  jobs.work("place-order", placeOrderHandler, { concurrency: 4 });
+
+  const server: Server = createServer((req, res) => {
+    if (req.url?.startsWith(SLACK_EVENTS_PATH) && slack.requestListener)
+      return slack.requestListener(req, res);
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const requests = createSlackRequests({
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${SLACK_EVENTS_PATH}`,
+    signingSecret: options.signingSecret,
+    teamId: fake.teamId,
+    appId: fake.appId,
+  });
+
+  return {
+    fake,
+    store,
+    jobs,
+    slack,
+    customer,
+    requests,
+    placeOrderHandler,
+    async close() {
+      await jobs.stop({ graceMs: 1000 });
+      await supplier.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await fake.close();
+    },
+  };
+}

@@ -1,0 +1,166 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { jobId } from "../../src/jobs/ids.ts";
+import { createJobs } from "../../src/jobs/jobs.ts";
+import { openStore, type Store } from "../../src/store/db.ts";
+import { pgliteTemplate, TEST_BACKENDS, testDatabaseUrl, uniqueSchemaName } from "../helpers/db.ts";
+import { CRASH_POLICY, type CrashJob, crashHandler } from "./fixtures/crash-effect.ts";
+
+const CHILD = fileURLToPath(new URL("./fixtures/crash-child.ts", import.meta.url));
+
+/** Runs the child until it holds both jobs, then SIGKILLs it. */
+async function runChildUntilHolding(env: Record<string, string>): Promise<void> {
+  const child = spawn(process.execPath, ["--import", "tsx", CHILD], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+    child.on("exit", (code, signal) => resolve(signal ?? code)),
+  );
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`child never held both jobs:\n${stdout}\n${stderr}`)),
+      30_000,
+    );
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+      if (stdout.includes("HOLDING before") && stdout.includes("HOLDING after")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on("exit", () => reject(new Error(`child exited early:\n${stdout}\n${stderr}`)));
+  });
+  child.kill("SIGKILL");
+  expect(await exited).toBe("SIGKILL");
+}
+
+describe.each(TEST_BACKENDS)("a process killed with jobs in flight, on %s", (backend) => {
+  const cleanup: Array<() => Promise<void> | void> = [];
+  afterAll(async () => {
+    for (const fn of cleanup.reverse()) await fn();
+  });
+
+  it("completes every job after a restart, each effect applied exactly once", async () => {
+    let env: Record<string, string>;
+    let reopen: () => Promise<Store>;
+    if (backend === "pglite") {
+      const dataDir = mkdtempSync(join(tmpdir(), "od-crash-"));
+      cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
+      // Seed the directory from the migrated template so the child skips initdb.
+      const seeded = await openStore({ dataDir, pgliteTemplate: await pgliteTemplate() });
+      await seeded.close();
+      env = { CRASH_DATA_DIR: dataDir };
+      // The lock file still names the killed child: it is stale and taken over.
+      reopen = () => openStore({ dataDir });
+    } else {
+      const schema = uniqueSchemaName();
+      // A run that expires only after 5 minutes: the jobs must come back because their process died.
+      env = { CRASH_DATABASE_URL: testDatabaseUrl(), CRASH_SCHEMA: schema, CRASH_EXPIRE_SECONDS: "300" };
+      reopen = () => openStore({ databaseUrl: testDatabaseUrl(), schema });
+      cleanup.push(async () => {
+        const admin = await openStore({ databaseUrl: testDatabaseUrl(), migrate: false });
+        await admin.query(
+          `DROP SCHEMA IF EXISTS ${schema} CASCADE; DROP SCHEMA IF EXISTS ${schema}_jobs CASCADE`,
+        );
+        await admin.close();
+      });
+    }
+
+    await runChildUntilHolding(env);
+
+    const store = await reopen();
+    cleanup.push(() => store.close());
+    // On PGlite, start-up requeues the interrupted jobs at once. On PostgreSQL a live replica could still be
+    // working on them: they come back once their process's advisory lock is gone for the grace period.
+    const started = Date.now();
+    const jobs = createJobs({
+      store,
+      pollIntervalMs: 100,
+      maintenanceIntervalSeconds: 1,
+      policies: { "place-order": { ...CRASH_POLICY, expireInSeconds: 300 } },
+      owners: { sweepIntervalMs: 200, graceMs: 500 },
+    });
+    cleanup.push(() => jobs.stop({ graceMs: 0 }));
+    await jobs.start();
+    jobs.work<CrashJob>("place-order", crashHandler(store, { hang: false }), { concurrency: 2 });
+
+    const ids = ["before", "after"].map((key) => jobId("place-order", "crash", key));
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const states = await Promise.all(ids.map(async (id) => (await jobs.getJob("place-order", id))?.state));
+      if (states.every((s) => s === "completed")) break;
+      if (Date.now() > deadline) throw new Error(`jobs not completed after restart: ${states.join(", ")}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+
+    // Well before the 5-minute expiry.
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const effects = await store.query(
+      "SELECT key, count(*)::int AS n FROM crash_effects GROUP BY key ORDER BY key",
+    );
+    expect(effects.rows).toEqual([
+      { key: "after", n: 1 },
+      { key: "before", n: 1 },
+    ]);
+    const runs = await store.query(
+      "SELECT key, count(DISTINCT pid)::int AS processes FROM crash_runs GROUP BY key ORDER BY key",
+    );
+    // Each job ran in the killed child and again after the restart.
+    expect(runs.rows).toEqual([
+      { key: "after", processes: 2 },
+      { key: "before", processes: 2 },
+    ]);
+  });
+});
+
+describe.skipIf(!TEST_BACKENDS.includes("postgres"))("jobs of a live process, on postgres", () => {
+  it("are never taken back by another process's sweep, however long they run", async () => {
+    const schema = uniqueSchemaName();
+    const [a, b] = [
+      await openStore({ databaseUrl: testDatabaseUrl(), schema }),
+      await openStore({ databaseUrl: testDatabaseUrl(), schema }),
+    ];
+    const fast = { sweepIntervalMs: 100, graceMs: 200 };
+    const jobsA = createJobs({ store: a, pollIntervalMs: 50, owners: fast });
+    const jobsB = createJobs({ store: b, pollIntervalMs: 50, owners: fast });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let runs = 0;
+    try {
+      await jobsA.start();
+      await jobsB.start();
+      jobsA.work("place-order", async () => {
+        runs++;
+        await held;
+      });
+      const id = await jobsA.send("place-order", { orderId: "live" });
+      await new Promise((r) => setTimeout(r, 1_500)); // several sweeps of B, past its grace
+      expect((await jobsB.getJob("place-order", id ?? ""))?.state).toBe("active");
+      release();
+      for (let i = 0; i < 50 && (await jobsA.getJob("place-order", id ?? ""))?.state !== "completed"; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect((await jobsA.getJob("place-order", id ?? ""))?.state).toBe("completed");
+      expect(runs).toBe(1);
+    } finally {
+      release();
+      await jobsA.stop({ graceMs: 0 });
+      await jobsB.stop({ graceMs: 0 });
+      await a.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; DROP SCHEMA IF EXISTS ${schema}_jobs CASCADE`);
+      await a.close();
+      await b.close();
+    }
+  });
+});

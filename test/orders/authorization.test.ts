@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { createAuthorizer } from "../../src/orders/authorization.ts";
+import { exampleConfig } from "../slack/support/harness.ts";
+
+const profile = exampleConfig().profiles[0]!; // allowedUsers [U0AGENT01], allowedUserGroups [S0HELPDESK]
+
+describe("who may order", () => {
+  it("allows listed users without a lookup, and group members through one cached lookup", async () => {
+    let lookups = 0;
+    let now = 0;
+    const authorizer = createAuthorizer({
+      groupMembers: async () => {
+        lookups++;
+        return ["U0MANAGER"];
+      },
+      ttlMs: 1000,
+      now: () => now,
+    });
+    expect(await authorizer.check(profile, "U0AGENT01")).toEqual({ allowed: true });
+    expect(lookups).toBe(0);
+    const [a, b] = await Promise.all([
+      authorizer.check(profile, "U0MANAGER"),
+      authorizer.check(profile, "U0MANAGER"),
+    ]);
+    expect([a, b]).toEqual([{ allowed: true }, { allowed: true }]);
+    expect(lookups).toBe(1);
+    const denied = await authorizer.check(profile, "U0OUTSIDER");
+    expect(denied).toMatchObject({ allowed: false, reason: "not_listed" });
+    expect(!denied.allowed && denied.message).toMatch(/Ask an Order Desk admin/);
+    now = 2000;
+    await authorizer.check(profile, "U0MANAGER");
+    expect(lookups).toBe(2);
+  });
+
+  it("uses the last known members when Slack is unreachable, and says so when it never answered", async () => {
+    let fail = false;
+    let now = 0;
+    const authorizer = createAuthorizer({
+      groupMembers: async () => {
+        if (fail) throw new Error("ETIMEDOUT");
+        return ["U0MANAGER"];
+      },
+      ttlMs: 10,
+      now: () => now,
+    });
+    await authorizer.check(profile, "U0MANAGER");
+    fail = true;
+    now = 100;
+    expect(await authorizer.check(profile, "U0MANAGER")).toEqual({ allowed: true });
+    const cold = createAuthorizer({
+      groupMembers: async () => {
+        throw new Error("ETIMEDOUT");
+      },
+    });
+    expect(await cold.check(profile, "U0MANAGER")).toMatchObject({ allowed: false, reason: "lookup_failed" });
+  });
+});

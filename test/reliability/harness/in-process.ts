@@ -1,0 +1,66 @@
+/**
+ * Order Desk started in the test process (`startOrderDesk`, the composition root `order-desk start` uses), for
+ * the hostile-input scenarios: tens of thousands of requests are only affordable without a process boundary,
+ * and a crash of the app is then a crash of this process, which vitest reports. Logs go to a file of the run
+ * directory through the same redacting logger as production.
+ */
+import { createWriteStream } from "node:fs";
+import { loadConfig } from "../../../src/config.ts";
+import { createLogger } from "../../../src/log.ts";
+import { type OrderDesk, startOrderDesk } from "../../../src/main.ts";
+import { logPath } from "./results.ts";
+import type { World } from "./world.ts";
+
+export interface InProcessDesk {
+  desk: OrderDesk;
+  logFile: string;
+  close(): Promise<void>;
+}
+
+export async function startInProcessDesk(
+  world: World,
+  name: string,
+  extraEnv: Record<string, string> = {},
+): Promise<InProcessDesk> {
+  const logFile = logPath(name);
+  const stream = createWriteStream(logFile, { flags: "a" });
+  const logger = createLogger({ level: "info" }, stream);
+  const env = world.env({ ORDER_DESK_DATA_DIR: "memory://", ...extraEnv });
+  const config = loadConfig(env);
+  const desk = await startOrderDesk(config, {
+    logger,
+    defaultMetrics: false,
+    secretsCredentials: {
+      accessKeyId: env.AWS_ACCESS_KEY_ID ?? "reliability",
+      secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? "reliability",
+    },
+  });
+  return {
+    desk,
+    logFile,
+    async close() {
+      await desk.stop();
+      await new Promise<void>((resolve) => stream.end(resolve));
+    },
+  };
+}
+
+/** Counts what would have crashed a real process: uncaught exceptions and unhandled rejections. */
+export function watchForCrashes(): { readonly count: number; readonly errors: string[]; stop(): void } {
+  const errors: string[] = [];
+  const onError = (error: unknown) => {
+    errors.push(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+  };
+  process.on("uncaughtException", onError);
+  process.on("unhandledRejection", onError);
+  return {
+    get count() {
+      return errors.length;
+    },
+    errors,
+    stop() {
+      process.off("uncaughtException", onError);
+      process.off("unhandledRejection", onError);
+    },
+  };
+}

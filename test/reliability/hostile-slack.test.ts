@@ -1,0 +1,666 @@
+/**
+ * Hostile input from the Slack side, over Order Desk's real HTTP receiver (Bolt, HTTP mode):
+ * - fast-check on the order modal's `view_submission` (state values of every wrong type, unicode, huge values,
+ *   `__proto__`/`constructor` keys, crafted `private_metadata`) and on the Workflow Builder step's inputs: never
+ *   a crash or a 5xx, always the modal closed (a real order) or inline errors on blocks the modal has, a failed
+ *   step with a readable message, nothing stored from a refused input, no prototype pollution;
+ * - Slack's request signature: bad or missing signature, old or future timestamp → refused before any handler
+ *   runs (no Slack call made, nothing stored);
+ * - a user the profile does not allow cannot place an order by any path: modal, message shortcut, the
+ *   "Fix and resubmit" button, a crafted `private_metadata`.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeView, runWorkflowStep, SlackUser } from "../../src/devtools/fake-slack/index.ts";
+import { type SlackRequests, signSlackRequest } from "../../src/devtools/slack-requests.ts";
+import { ACTION, CALLBACK } from "../../src/slack/blocks/ids.ts";
+import { type InProcessDesk, startInProcessDesk, watchForCrashes } from "./harness/in-process.ts";
+import { scanFile } from "./harness/logs.ts";
+import { record } from "./harness/results.ts";
+import { orderForm, slackRequests } from "./harness/slack-driver.ts";
+import { AGENT, CHANNELS, OUTSIDER, RESTRICTED_CHANNEL, startWorld, type World } from "./harness/world.ts";
+
+const RUNS = Number(process.env.RELIABILITY_FUZZ_RUNS ?? 10_000);
+/** Workflow steps sent together per property run (RUNS steps in all). */
+const BATCH = 8;
+const SEED = Number(process.env.RELIABILITY_SEED ?? Math.floor(Math.random() * 2 ** 31));
+/** Fuzzed modal orders go here; workflow orders and the resubmission story have their own channels. */
+const CHANNEL = CHANNELS[0] as string;
+const WORKFLOW_CHANNEL = CHANNELS[1] as string;
+const RESUBMIT_CHANNEL = CHANNELS[2] as string;
+
+type Json = Record<string, unknown>;
+
+const nasty = fc.oneof(
+  fc.constantFrom(
+    "",
+    " ",
+    "\u0000",
+    "\ud800",
+    "🦄🦄🦄",
+    "\u202eNL",
+    "x".repeat(100_000),
+    "1e309",
+    "-1",
+    "0",
+    "NaN",
+    "999999999999999999999",
+    "__proto__",
+    "constructor",
+    "NL",
+    "XX",
+    "LAP-14-PRO",
+    "Office",
+    "Home",
+    "Garden",
+  ),
+  fc.string({ unit: "binary", maxLength: 80 }),
+);
+/** Anything a field's value could be replaced with, right type or not. */
+const anyValue: fc.Arbitrary<unknown> = fc.oneof(
+  nasty,
+  fc.jsonValue({ maxDepth: 4 }),
+  fc.constant(null),
+  fc.constant(undefined),
+  fc.record({ value: nasty }),
+  fc.record({ text: nasty, value: nasty }),
+  fc.array(fc.record({ value: nasty }), { maxLength: 3 }),
+);
+
+/** A JSON text with `__proto__`/`constructor` as own keys at the given spot (JSON.parse keeps them as keys). */
+function protoKeyed(key: string): Json {
+  return JSON.parse(
+    `{"${key}": {"polluted": "yes", "prototype": {"polluted": "yes"}}, "value": "x"}`,
+  ) as Json;
+}
+
+/** Polls an async probe until it returns a value (fake.waitFor takes synchronous predicates only). */
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+/** Sets an own property, even `__proto__` (plain assignment would change the object's prototype instead). */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function ownObject(target: Record<string, unknown>, key: string): Record<string, unknown> {
+  const existing = Object.hasOwn(target, key) ? target[key] : undefined;
+  if (typeof existing === "object" && existing !== null && !Array.isArray(existing))
+    return existing as Record<string, unknown>;
+  const created: Record<string, unknown> = {};
+  setOwn(target, key, created);
+  return created;
+}
+
+function clone<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+describe("Slack requests under hostile input", () => {
+  let world: World;
+  let app: InProcessDesk;
+  let requests: SlackRequests;
+  let alice: SlackUser;
+  let oscar: SlackUser;
+  let base: Json;
+  let baseView: FakeView;
+  const figures = { inputsTried: 0, crashes: 0, http5xx: 0, leaks: 0 };
+  const notes: string[] = [];
+  const t0 = Date.now();
+
+  beforeAll(async () => {
+    world = await startWorld({ speed: 50, seed: "hostile-slack" });
+    app = await startInProcessDesk(world, "hostile-slack");
+    requests = slackRequests(world.fake, app.desk.url, world.signingSecret);
+    alice = new SlackUser({ fake: world.fake, requests, userId: AGENT, timeoutMs: 5_000 });
+    oscar = new SlackUser({ fake: world.fake, requests, userId: OUTSIDER, timeoutMs: 5_000 });
+    const { triggerId } = await alice.runCommand({ channel: CHANNEL, command: "/order", text: "FUZZ-1" });
+    baseView = await alice.openedModal(triggerId);
+    alice.fill(baseView.id, orderForm("FUZZ-1"));
+    base = world.fake.viewPayload(baseView.id);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await world?.close();
+    const leaks = app ? scanFile(app.logFile, world.secrets()) : [];
+    figures.leaks += leaks.length;
+    notes.push(`seed ${SEED}`, ...leaks.map((l) => `${l.secret} in the log, line ${l.line}`));
+    record(
+      { scenario: "hostile Slack input", ...figures, durationMs: Date.now() - t0, notes },
+      world?.secrets() ?? [],
+    );
+  });
+
+  const ordersWithKey = async (key: string) =>
+    Number(
+      (await app.desk.store.query("SELECT count(*)::int AS n FROM orders WHERE idempotency_key = $1", [key]))
+        .rows[0]?.n,
+    );
+
+  describe("Slack's request signature", () => {
+    const tamper = async (
+      body: string,
+      contentType: string,
+      how: "none" | "wrong" | "old" | "future" | "other-secret",
+    ) => {
+      const now = Math.floor(Date.now() / 1000);
+      const headers: Record<string, string> = {};
+      let signature: string | undefined;
+      let timestampSec: number | undefined;
+      if (how === "none") {
+        headers["x-slack-signature"] = "";
+        headers["x-slack-request-timestamp"] = "";
+      } else if (how === "wrong") signature = `v0=${"0".repeat(64)}`;
+      else if (how === "old") timestampSec = now - 6 * 60;
+      else if (how === "future") timestampSec = now + 6 * 60;
+      else
+        signature = signSlackRequest({ signingSecret: "an-old-signing-secret", timestampSec: now, body })[
+          "x-slack-signature"
+        ];
+      const res = await requests.send({
+        body,
+        contentType,
+        ...(signature !== undefined && { signature }),
+        ...(timestampSec !== undefined && { timestampSec }),
+        headers,
+      });
+      figures.inputsTried++;
+      if (res.status >= 500) figures.http5xx++;
+      return res;
+    };
+    const hows = ["none", "wrong", "old", "other-secret"] as const;
+
+    it("refuses a badly signed /order before any handler runs: no modal is opened", async () => {
+      const before = world.fake.calls("views.open").length;
+      for (const how of hows) {
+        const triggerId = world.fake.issueTriggerId(AGENT);
+        const body = new URLSearchParams({
+          command: "/order",
+          text: "SIG-1",
+          user_id: AGENT,
+          user_name: "alice",
+          channel_id: CHANNEL,
+          team_id: world.fake.teamId,
+          api_app_id: world.fake.appId,
+          trigger_id: triggerId,
+          response_url: world.fake.responseUrl(),
+        }).toString();
+        const res = await tamper(body, "application/x-www-form-urlencoded", how);
+        expect(res.status, `${how}: ${res.text}`).toBe(401);
+      }
+      await sleep(300);
+      expect(world.fake.calls("views.open").length).toBe(before);
+    });
+
+    it("refuses a request stamped 6 minutes in the future, which Bolt alone would accept", async () => {
+      const res = await tamper(
+        JSON.stringify({ type: "url_verification", challenge: "probe" }),
+        "application/json",
+        "future",
+      );
+      expect(res.status, res.text).toBe(401);
+    });
+
+    it("refuses a badly signed modal submission and workflow event: nothing stored, no step touched", async () => {
+      const view = { ...clone(base), id: "VSIGTEST1", root_view_id: "VSIGTEST1" };
+      const payload = JSON.stringify({
+        type: "view_submission",
+        team: { id: world.fake.teamId, domain: "x" },
+        user: { id: AGENT, username: "alice", name: "alice", team_id: world.fake.teamId },
+        api_app_id: world.fake.appId,
+        trigger_id: "1.2.3",
+        view,
+      });
+      for (const how of hows) {
+        const res = await tamper(
+          new URLSearchParams({ payload }).toString(),
+          "application/x-www-form-urlencoded",
+          how,
+        );
+        expect(res.status, `${how}: ${res.text}`).toBe(401);
+      }
+      expect(await ordersWithKey("view:VSIGTEST1")).toBe(0);
+
+      const execution = world.fake.startFunctionExecution("place_order", { ticket_id: "SIG-2" });
+      const event = JSON.stringify({
+        type: "event_callback",
+        team_id: world.fake.teamId,
+        api_app_id: world.fake.appId,
+        event_id: "EvSIGTEST",
+        event_time: Math.floor(Date.now() / 1000),
+        event: {
+          type: "function_executed",
+          function: { callback_id: "place_order", id: "Fn1", title: "x", app_id: world.fake.appId },
+          inputs: { ticket_id: "SIG-2" },
+          function_execution_id: execution.functionExecutionId,
+          bot_access_token: execution.botAccessToken,
+          event_ts: "1.0",
+        },
+      });
+      for (const how of hows) {
+        const res = await tamper(event, "application/json", how);
+        expect(res.status, `${how}: ${res.text}`).toBe(401);
+      }
+      await sleep(300);
+      expect(world.fake.execution(execution.functionExecutionId)?.status).toBe("running");
+      expect(await ordersWithKey(`function:${execution.functionExecutionId}`)).toBe(0);
+    });
+  });
+
+  describe("a user the profile does not allow", () => {
+    const ordersBy = async (user: string) =>
+      Number(
+        (await app.desk.store.query("SELECT count(*)::int AS n FROM orders WHERE requested_by = $1", [user]))
+          .rows[0]?.n,
+      );
+
+    it("cannot order from /order, the message shortcut, a crafted private_metadata or App Home's metadata", async () => {
+      // /order: whatever the app shows Oscar, submitting it places nothing.
+      const { triggerId } = await oscar.runCommand({ channel: CHANNEL, command: "/order", text: "OSC-1" });
+      await sleep(500);
+      const shown = world.fake.views({ openedWithTrigger: triggerId })[0];
+      if (shown && shown.status === "open" && shown.definition.callback_id === CALLBACK.orderModal) {
+        world.fake.fillView(shown.id, orderForm("OSC-1"));
+        const res = await oscar.submit(shown.id).catch(() => null);
+        expect(res?.outcome.outcome).not.toBe("closed");
+      }
+      // The message shortcut.
+      const ticket = world.fake.postAsUser(CHANNEL, OUTSIDER, "OSC-2: I would like a laptop");
+      const shortcut = await oscar.shortcutOnMessage({
+        channel: CHANNEL,
+        ts: ticket.ts,
+        callbackId: CALLBACK.orderFromMessage,
+      });
+      await sleep(500);
+      const fromShortcut = world.fake.views({ openedWithTrigger: shortcut.triggerId })[0];
+      if (
+        fromShortcut &&
+        fromShortcut.status === "open" &&
+        fromShortcut.definition.callback_id === CALLBACK.orderModal
+      ) {
+        world.fake.fillView(fromShortcut.id, orderForm("OSC-2"));
+        const res = await oscar.submit(fromShortcut.id).catch(() => null);
+        expect(res?.outcome.outcome).not.toBe("closed");
+      }
+      // Alice's own modal, submitted by Oscar; then crafted metadata for every source and profile.
+      const meta = JSON.parse(String(base.private_metadata)) as Json;
+      const crafted = [
+        base.private_metadata,
+        JSON.stringify({ ...meta, src: "shortcut", th: ticket.ts }),
+        JSON.stringify({ ...meta, src: "home", ch: undefined, pf: "Reliability" }),
+        JSON.stringify({ ...meta, ch: RESTRICTED_CHANNEL, pf: "Restricted" }),
+      ];
+      for (const [i, privateMetadata] of crafted.entries()) {
+        const view = {
+          ...clone(base),
+          id: `VOSC${i}`,
+          root_view_id: `VOSC${i}`,
+          private_metadata: privateMetadata,
+        };
+        const res = await requests.viewSubmission({ userId: OUTSIDER, view, triggerId: "1.2.3" });
+        expect(res.status).toBe(200);
+        expect(res.text, `crafted metadata ${i} was accepted`).not.toBe("");
+      }
+      expect(await ordersBy(OUTSIDER)).toBe(0);
+    });
+
+    it("cannot resubmit a refused order through its Fix and resubmit button or a crafted order id", async () => {
+      world.gateway.refuseOnce("REF-1");
+      const { triggerId } = await alice.runCommand({
+        channel: RESUBMIT_CHANNEL,
+        command: "/order",
+        text: "REF-1",
+      });
+      const view = await alice.openedModal(triggerId);
+      const submitted = await alice.submit(view.id, orderForm("REF-1"));
+      expect(submitted.outcome.outcome).toBe("closed");
+      const order = await until("REF-1 to be refused by the supplier", 15_000, async () => {
+        const { rows } = await app.desk.store.query(
+          "SELECT id, status, slack_channel_id AS channel, slack_message_ts AS ts FROM orders WHERE customer_reference = 'REF-1'",
+        );
+        return rows[0]?.status === "failed" && rows[0]?.ts ? rows[0] : undefined;
+      });
+      const message = await world.fake.waitFor(
+        () => {
+          const m = world.fake.message(String(order.channel), String(order.ts));
+          return JSON.stringify(m?.versions.at(-1)?.blocks ?? []).includes(ACTION.fixAndResubmit)
+            ? m
+            : undefined;
+        },
+        { timeoutMs: 10_000, what: "the Fix and resubmit button" },
+      );
+      expect(message).toBeDefined();
+      const click = await oscar.clickInMessage({
+        channel: String(order.channel),
+        ts: String(order.ts),
+        actionId: ACTION.fixAndResubmit,
+      });
+      expect(click.response.status).toBe(200);
+      await sleep(500);
+      const reopened = world.fake.views({ openedWithTrigger: click.triggerId })[0];
+      if (reopened && reopened.status === "open" && reopened.definition.callback_id === CALLBACK.orderModal) {
+        const res = await oscar.submit(reopened.id).catch(() => null);
+        expect(res?.outcome.outcome).not.toBe("closed");
+      }
+      const meta = { ...(JSON.parse(String(base.private_metadata)) as Json), o: order.id };
+      const forged = {
+        ...clone(base),
+        id: "VOSCRESUB",
+        root_view_id: "VOSCRESUB",
+        private_metadata: JSON.stringify(meta),
+      };
+      const res = await requests.viewSubmission({ userId: OUTSIDER, view: forged, triggerId: "1.2.3" });
+      expect(res.text).not.toBe("");
+      const { rows } = await app.desk.store.query("SELECT status, requested_by FROM orders WHERE id = $1", [
+        order.id,
+      ]);
+      expect(rows[0]).toMatchObject({ status: "failed", requested_by: AGENT });
+      expect(
+        (await world.sandbox.orders({ limit: 10_000 })).filter((o) => o.customerReference === "REF-1"),
+      ).toEqual([]);
+
+      // The same button works for Alice, who may order: the control that the path itself is open.
+      const mine = await alice.clickInMessage({
+        channel: String(order.channel),
+        ts: String(order.ts),
+        actionId: ACTION.fixAndResubmit,
+      });
+      const fix = await alice.openedModal(mine.triggerId);
+      const resubmitted = await alice.submit(fix.id);
+      expect(resubmitted.outcome.outcome).toBe("closed");
+      await until("REF-1 placed after Alice's resubmission", 15_000, async () =>
+        (await world.sandbox.orders({ limit: 10_000 })).some((o) => o.customerReference === "REF-1")
+          ? true
+          : undefined,
+      );
+      expect(await ordersBy(OUTSIDER)).toBe(0);
+    });
+  });
+  it(`answers ${RUNS} fuzzed modal submissions with a closed modal or inline errors, storing only allowed, valid orders`, async () => {
+    const crashes = watchForCrashes();
+    const failures = new Map<string, { count: number; example: string }>();
+    const fail = (what: string) => {
+      const key = what.slice(0, 140).replace(/\d{3,}/g, "N");
+      const seen = failures.get(key);
+      if (seen) seen.count++;
+      else failures.set(key, { count: 1, example: what.slice(0, 500) });
+    };
+    const blockIds = new Set(((base.blocks as Json[]) ?? []).map((b) => String(b.block_id)));
+    const accepted = new Set<string>();
+    const refused: string[] = [];
+    const meta = JSON.parse(String(base.private_metadata)) as Json;
+    const { rows: someOrder } = await app.desk.store.query("SELECT id FROM orders LIMIT 1");
+
+    const metadata = fc.oneof(
+      { weight: 6, arbitrary: fc.constant(String(base.private_metadata)) },
+      { weight: 1, arbitrary: fc.string({ maxLength: 100 }) },
+      { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)) },
+      {
+        weight: 2,
+        arbitrary: fc
+          .record({
+            ch: fc.constantFrom(CHANNEL, RESTRICTED_CHANNEL, "C0UNKNOWN", "D0DIRECT", "not a channel"),
+            src: fc.constantFrom("command", "shortcut", "home", "cli"),
+            pf: fc.constantFrom(undefined, "Reliability", "Restricted", "Nope", "__proto__"),
+            o: fc.constantFrom(undefined, someOrder[0]?.id ?? "order-x", "../../etc/passwd"),
+            th: fc.constantFrom(undefined, "1700000000.000100", "abc"),
+          })
+          .map((m) =>
+            JSON.stringify({
+              ...meta,
+              ...Object.fromEntries(Object.entries(m).filter(([, v]) => v !== undefined)),
+            }),
+          ),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.constant(`{"__proto__":{"polluted":"yes"},"v":1,"src":"command","lk":["0"],"nk":1}`),
+      },
+      { weight: 1, arbitrary: fc.constant("x".repeat(5_000)) },
+    );
+    const inputs = ((base.blocks as Json[]) ?? []).flatMap((b) => {
+      const actionId = (b.element as Json | undefined)?.action_id;
+      return typeof actionId === "string" ? [[String(b.block_id), actionId] as const] : [];
+    });
+    const target = fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...inputs) },
+      {
+        weight: 1,
+        arbitrary: fc.tuple(
+          fc.constantFrom(...blockIds, "__proto__", "constructor", "unknown_block"),
+          fc.constantFrom("value", ACTION.country, ACTION.lineItem, ACTION.lineQuantity, "__proto__", "x"),
+        ),
+      },
+    );
+    const stateEdit = fc
+      .record({
+        target,
+        value: anyValue,
+        protoKey: fc.option(fc.constantFrom("__proto__", "constructor"), { nil: undefined, freq: 8 }),
+      })
+      .map(({ target: [block, action], ...rest }) => ({ block, action, ...rest }));
+    const submission = fc.record({
+      user: fc.constantFrom(AGENT, AGENT, AGENT, OUTSIDER),
+      metadata,
+      edits: fc.array(stateEdit, { minLength: 1, maxLength: 4 }),
+      dropState: fc.boolean().map((b) => b && Math.random() < 0.05),
+    });
+
+    let n = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(submission, async (s) => {
+          const id = `VFZ${(++n).toString(36).toUpperCase()}${Date.now().toString(36).toUpperCase()}`;
+          const view = clone(base);
+          view.id = id;
+          view.root_view_id = id;
+          view.private_metadata = s.metadata;
+          const values = (view.state as { values: Record<string, Record<string, unknown>> }).values;
+          for (const e of s.edits) {
+            setOwn(ownObject(values, e.block), e.action, e.protoKey ? protoKeyed(e.protoKey) : e.value);
+          }
+          if (s.dropState) view.state = {};
+          let text = JSON.stringify(view);
+          // __proto__ as a key of state.values itself, which JSON.stringify of a normal object cannot write.
+          if (s.edits.some((e) => e.protoKey))
+            text = text.replace('"values":{', '"values":{"__proto__":{"polluted":{"value":"yes"}},');
+          const res = await requests
+            .viewSubmission({ userId: s.user, view: JSON.parse(text) as Json, triggerId: "1.2.3" })
+            .catch((error: Error) => ({ status: 0, text: `no answer: ${error.message}`, body: undefined }));
+          figures.inputsTried++;
+          if (res.status === 0 || res.status >= 500) {
+            figures.http5xx += res.status >= 500 ? 1 : 0;
+            fail(`HTTP ${res.status}: ${res.text}`);
+            return;
+          }
+          const input = `${s.user} metadata=${s.metadata.slice(0, 120)} edits=${JSON.stringify(s.edits).slice(0, 300)} dropState=${s.dropState}`;
+          if (res.status !== 200) {
+            fail(`HTTP ${res.status} (Slack shows "trouble connecting") for ${input}`);
+            return;
+          }
+          const answer = res.body as
+            | { response_action?: string; errors?: Record<string, string> }
+            | undefined;
+          if (res.text === "" || (answer && answer.response_action === undefined)) {
+            accepted.add(id);
+            if (s.user !== AGENT) fail(`an order was accepted from ${s.user}, who may not order: ${input}`);
+          } else if (answer?.response_action === "errors") {
+            refused.push(id);
+            const errors = Object.entries(answer.errors ?? {});
+            if (errors.length === 0) fail("errors without any error");
+            for (const [block, message] of errors) {
+              if (!blockIds.has(block)) fail(`an error on block "${block}", which the modal does not have`);
+              if (typeof message !== "string" || message.trim() === "" || message.length > 2000)
+                fail(`an unreadable error on ${block}: ${JSON.stringify(message).slice(0, 100)}`);
+            }
+          } else if (answer?.response_action === "update") {
+            refused.push(id);
+          } else {
+            fail(`unexpected answer: ${res.text.slice(0, 300)}`);
+          }
+          if (({} as Record<string, unknown>).polluted !== undefined) fail("Object.prototype polluted");
+        }),
+        { numRuns: RUNS, seed: SEED },
+      );
+    } finally {
+      crashes.stop();
+      figures.crashes += crashes.count;
+      notes.push(
+        `modal: ${accepted.size} accepted, ${refused.length} refused`,
+        ...crashes.errors.slice(0, 5),
+        ...[...failures].map(([key, { count }]) => `modal: ${count}× ${key}`),
+      );
+    }
+    // Nothing stored from a refused submission; every accepted one stored once.
+    const { rows } = await app.desk.store.query(
+      "SELECT idempotency_key AS key, requested_by FROM orders WHERE idempotency_key LIKE 'view:VFZ%'",
+    );
+    const stored = new Set(rows.map((r) => String(r.key).slice(5)));
+    for (const id of refused) if (stored.has(id)) fail(`refused submission ${id} left an order`);
+    for (const id of accepted) if (!stored.has(id)) fail(`accepted submission ${id} has no order`);
+    for (const r of rows)
+      if (r.requested_by !== AGENT) fail(`an order requested by ${r.requested_by} was stored`);
+    expect(crashes.errors).toEqual([]);
+    expect([...failures.values()].map((f) => f.example)).toEqual([]);
+    expect(Object.prototype).not.toHaveProperty("polluted");
+  }, 200_000);
+
+  it(`fails ${RUNS} fuzzed workflow steps with a readable error or takes them as orders, storing nothing else`, async () => {
+    const crashes = watchForCrashes();
+    const failures = new Map<string, { count: number; example: string }>();
+    const fail = (what: string) => {
+      const key = what.slice(0, 140).replace(/\d{3,}/g, "N");
+      const seen = failures.get(key);
+      if (seen) seen.count++;
+      else failures.set(key, { count: 1, example: what.slice(0, 500) });
+    };
+    const valid: Json = {
+      ticket_id: "ONB-7",
+      first_name: "Nina",
+      last_name: "Newhire",
+      email: "nina.newhire@example.com",
+      phone: "+31 6 1234 5678",
+      delivery_at: "Home",
+      address1: "Keizersgracht 1",
+      city: "Amsterdam",
+      zip: "1015 CJ",
+      country: "NL",
+      items: "Desk refresh",
+      channel: WORKFLOW_CHANNEL,
+    };
+    const inputs = fc.oneof(
+      { weight: 1, arbitrary: fc.constant(valid) },
+      {
+        weight: 60,
+        arbitrary: fc
+          .record({
+            edits: fc.array(
+              fc.tuple(
+                fc.constantFrom(
+                  ...Object.keys(valid),
+                  "profile",
+                  "external_document_number",
+                  "recipient",
+                  "__proto__",
+                ),
+                anyValue,
+              ),
+              {
+                minLength: 1,
+                maxLength: 4,
+              },
+            ),
+            drop: fc.subarray(Object.keys(valid), { maxLength: 3 }),
+          })
+          .map(({ edits, drop }) => {
+            const out: Json = { ...valid };
+            for (const key of drop) delete out[key];
+            for (const [key, value] of edits) {
+              setOwn(out, key, key === "__proto__" ? { polluted: "yes" } : value);
+            }
+            return out;
+          }),
+      },
+      { weight: 5, arbitrary: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }) },
+    );
+    const executions: string[] = [];
+    try {
+      await fc.assert(
+        // Batches of BATCH steps sent at once, as a busy workspace does: Bolt answers each at once and works after.
+        fc.asyncProperty(fc.array(inputs, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
+          await Promise.all(
+            batch.map(async (stepInputs) => {
+              const run = await runWorkflowStep(world.fake, requests, {
+                callbackId: "place_order",
+                inputs: stepInputs,
+              }).catch((error: Error) => ({
+                response: { status: 0, text: `no answer: ${error.message}` },
+                functionExecutionId: "",
+              }));
+              figures.inputsTried++;
+              if (run.response.status !== 200) {
+                if (run.response.status >= 500) figures.http5xx++;
+                fail(`HTTP ${run.response.status}: ${run.response.text}`);
+              } else executions.push(run.functionExecutionId);
+            }),
+          );
+          if (({} as Record<string, unknown>).polluted !== undefined) fail("Object.prototype polluted");
+        }),
+        { numRuns: Math.ceil(RUNS / BATCH), seed: SEED },
+      );
+      // Every step ends: failed with a message, or its order was stored (the placement job completes it).
+      const ordersByStep = async () => {
+        const { rows } = await app.desk.store.query(
+          "SELECT idempotency_key AS key, count(*)::int AS n FROM orders WHERE idempotency_key LIKE 'function:%' GROUP BY 1",
+        );
+        return new Map(rows.map((r) => [String(r.key).slice("function:".length), Number(r.n)]));
+      };
+      const deadline = Date.now() + 60_000;
+      let open: string[] = executions;
+      while (open.length > 0 && Date.now() < deadline) {
+        const orders = await ordersByStep();
+        open = open.filter((id) => {
+          const e = world.fake.execution(id);
+          return !(e?.status === "failed" || e?.status === "completed" || orders.has(id));
+        });
+        if (open.length > 0) await sleep(500);
+      }
+      if (open.length > 0) fail(`${open.length} workflow steps neither failed nor stored (e.g. ${open[0]})`);
+      let failed = 0;
+      let stored = 0;
+      const orders = await ordersByStep();
+      for (const id of executions) {
+        const e = world.fake.execution(id);
+        const count = orders.get(id) ?? 0;
+        if (e?.status === "failed") {
+          failed++;
+          if (count > 0) fail("a failed step left an order");
+          const message = String(e.error ?? "");
+          if (message.trim() === "" || /\bat .*\.ts:\d+|\[object Object\]|undefined/.test(message))
+            fail(`an unreadable step error: ${message.slice(0, 200)}`);
+        } else if (count > 0) stored++;
+        if (count > 1) fail(`one step, ${count} orders`);
+      }
+      notes.push(`workflow: ${stored} steps became orders, ${failed} failed with a message`);
+    } finally {
+      crashes.stop();
+      figures.crashes += crashes.count;
+      notes.push(
+        ...crashes.errors.slice(0, 5),
+        ...[...failures].map(([key, { count }]) => `workflow: ${count}× ${key}`),
+      );
+    }
+    expect(crashes.errors).toEqual([]);
+    expect([...failures.values()].map((f) => f.example)).toEqual([]);
+    expect(Object.prototype).not.toHaveProperty("polluted");
+  }, 240_000);
+});

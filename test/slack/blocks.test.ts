@@ -1,0 +1,149 @@
+/** Block Kit limits, checked with the fake Slack's validator (the rules Slack applies when it refuses a call). */
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { createCustomer } from "../../src/config/catalog.ts";
+import { formatProblems, validateBlocks, validateView } from "../../src/devtools/fake-slack/blocks.ts";
+import { emptyDraft } from "../../src/orders/draft.ts";
+import { buildHomeView } from "../../src/slack/blocks/home.ts";
+import { orderMessage } from "../../src/slack/blocks/order-message.ts";
+import { buildOrderModal, MAX_MODAL_LINES, MAX_VIEW_BLOCKS } from "../../src/slack/blocks/order-modal.ts";
+import { decodeMetadata, encodeMetadata } from "../../src/slack/metadata.ts";
+import type { Order } from "../../src/store/repositories/orders.ts";
+import { exampleConfig } from "./support/harness.ts";
+
+const customer = createCustomer(exampleConfig());
+const long = (n: number) => "x".repeat(n);
+
+function order(overrides: Partial<Order> = {}, lines = 1): Order {
+  const now = new Date("2026-01-05T10:00:00Z");
+  return {
+    id: randomUUID(),
+    profile: "Acme EU",
+    externalDocumentNumber: "ABC-1-1",
+    correlationId: null,
+    customerReference: "ABC-1",
+    requestedBy: "U0AGENT01",
+    source: "command",
+    idempotencyKey: null,
+    slackTeamId: null,
+    slackChannelId: "C0HELPDESK",
+    slackMessageTs: null,
+    slackThreadTs: null,
+    messageAttemptedAt: null,
+    status: "placing",
+    statusAt: now,
+    statusOccurredAt: null,
+    lastError: null,
+    request: {
+      externalDocumentNumber: "ABC-1-1",
+      type: "New",
+      customerReference: "ABC-1",
+      invoice: { id: "INV-1" },
+      consignee: null,
+      shipping: {
+        deliveryAt: "Home",
+        contact: {
+          firstName: "Nina <b>",
+          lastName: long(300),
+          phoneNumber: "+31 20 555 0101",
+          email: "n@example.com",
+        },
+        address1: long(500),
+        city: "Amsterdam",
+        zipCode: "1015",
+        countryIso2: "NL",
+      },
+      orderLines: Array.from({ length: lines }, (_, i) => ({
+        itemNumber: i % 2 ? "LAP-14-PRO" : `UNKNOWN-${i}`,
+        quantity: 1,
+        comments: long(200),
+      })),
+    },
+    draft: emptyDraft("Acme EU", "ABC-1"),
+    workflow: null,
+    tracking: null,
+    createdAt: now,
+    updatedAt: now,
+    ...overrides,
+  };
+}
+
+describe("the order modal", () => {
+  it(`stays within ${MAX_VIEW_BLOCKS} blocks and every limit with ${MAX_MODAL_LINES} lines, errors and a profile select`, () => {
+    const keys = Array.from({ length: MAX_MODAL_LINES }, (_, i) => i.toString(36));
+    const draft = {
+      ...emptyDraft("Acme EU", long(200)),
+      firstName: long(5000),
+      lines: keys.map(() => ({ itemNumber: "LAP-14-PRO", quantity: "1", comment: long(900) })),
+    };
+    const errors = Object.fromEntries(keys.map((_, i) => [`lines.${i}.quantity`, [long(3000)]]));
+    const view = buildOrderModal({
+      customer,
+      draft,
+      profiles: customer.config.profiles,
+      meta: { v: 1, src: "command", ch: "C0HELPDESK", lk: keys, nk: keys.length },
+      errors,
+      notice: long(4000),
+    });
+    expect(view.blocks.length).toBeLessThanOrEqual(MAX_VIEW_BLOCKS);
+    expect(formatProblems(validateView(view))).toEqual([]);
+    const ids = view.blocks.map((b) => b.block_id).filter(Boolean);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("never offers more lines than fit, and keeps its metadata small and checked on the way back", () => {
+    const keys = Array.from({ length: 40 }, (_, i) => i.toString(36));
+    const view = buildOrderModal({
+      customer,
+      draft: emptyDraft("Acme EU"),
+      profiles: [customer.config.profiles[0]!],
+      meta: { v: 1, src: "shortcut", ch: "C0HELPDESK", th: "1700000000.000100", lk: keys, nk: 40 },
+    });
+    expect(view.blocks.length).toBeLessThanOrEqual(MAX_VIEW_BLOCKS);
+    expect(JSON.stringify(view.blocks)).not.toContain('"add_line"');
+    const meta = decodeMetadata(view.private_metadata);
+    expect(meta.lk).toHaveLength(MAX_MODAL_LINES);
+    expect(view.private_metadata!.length).toBeLessThan(3000);
+    expect(() => decodeMetadata('{"v":1,"src":"command","lk":["<script>"],"nk":1}')).toThrow(/not ours/);
+    expect(() => decodeMetadata("not json")).toThrow(/not ours/);
+    expect(() => encodeMetadata({ v: 1, src: "command", lk: [], nk: 0, pf: long(3000) })).toThrow(RangeError);
+  });
+});
+
+describe("the order message", () => {
+  it("shows a 500-line order within 50 blocks and the text limits, with user text escaped", () => {
+    const message = orderMessage(order({}, 500), { customer });
+    expect(message.blocks.length).toBeLessThanOrEqual(50);
+    expect(formatProblems(validateBlocks(message.blocks, "message", "/blocks"))).toEqual([]);
+    expect(JSON.stringify(message.blocks)).toContain("Nina &lt;b&gt;");
+    expect(JSON.stringify(message.blocks)).toMatch(/and \d+ more line\(s\)/);
+  });
+
+  it("offers Fix and resubmit only for an order the supplier refused or never got", () => {
+    const rejected = order({
+      status: "failed",
+      lastError: {
+        kind: "rejected",
+        code: "VALIDATION_FAILED",
+        details: { "Shipping.City": ["'Shipping.City' is unknown."] },
+      },
+    });
+    const shown = JSON.stringify(orderMessage(rejected, { customer }).blocks);
+    expect(shown).toContain("fix_and_resubmit");
+    expect(shown).toContain("City: Is unknown.");
+    const placed = order({ status: "received", correlationId: randomUUID() });
+    expect(JSON.stringify(orderMessage(placed, { customer }).blocks)).not.toContain("fix_and_resubmit");
+  });
+});
+
+describe("App Home", () => {
+  it("lists recent orders within the limits", () => {
+    const orders = Array.from({ length: 30 }, () =>
+      order({ status: "received", correlationId: randomUUID() }),
+    );
+    const view = buildHomeView(orders);
+    expect(view.blocks.length).toBeLessThanOrEqual(MAX_VIEW_BLOCKS);
+    expect(formatProblems(validateView(view))).toEqual([]);
+    expect(formatProblems(validateView(buildHomeView([])))).toEqual([]);
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * Order Desk's Slack side wired for real, over loopback: the Bolt HTTP receiver on port 0 behind a node:http
+ * server, the fake Slack Web API, a supplier (the sandbox or a scripted stub), the test store and pg-boss jobs
+ * running the real `place-order` handler. Tests drive it as a person would (SlackUser) and read what Slack shows.
+ */
+import { SlackUser } from "../../../src/devtools/fake-slack/index.ts";
+import { getOrder, type Order } from "../../../src/store/repositories/orders.ts";
+import { NO_BOT, type SlackWorld, startSlackWorld } from "../../helpers/slack-world.ts";
+
+export { exampleConfig, NO_BOT } from "../../helpers/slack-world.ts";
+
+export const BOT_TOKEN = "xoxb-odtest";
+export const SIGNING_SECRET = "test-signing-secret-0123456789abcdef";
+export const AGENT = "U0AGENT01";
+export const MANAGER = "U0MANAGER";
+export const OUTSIDER = "U0OUTSIDER";
+export const HELPDESK = "C0HELPDESK";
+export const ADMIN = "C0ITADMIN";
+
+export interface Harness extends SlackWorld {
+  agent: SlackUser;
+  user(userId: string): SlackUser;
+  order(id: string): Promise<Order>;
+  /** Waits for the order with this idempotency key / latest order of a user to reach a status. */
+  waitForOrder(predicate: (order: Order) => boolean, what: string, timeoutMs?: number): Promise<Order>;
+}
+
+export interface HarnessOptions {
+  supplierUrl: string;
+  apiKey: string;
+  /** Faster retries of the place-order job (seconds). */
+  retryDelaySeconds?: number;
+  retryLimit?: number;
+}
+
+export async function startHarness(options: HarnessOptions): Promise<Harness> {
+  const world = await startSlackWorld({
+    botToken: BOT_TOKEN,
+    signingSecret: SIGNING_SECRET,
+    users: [
+      { id: AGENT, name: "alice", realName: "Alice Agent" },
+      { id: MANAGER, name: "mark", realName: "Mark Manager" },
+      { id: OUTSIDER, name: "oscar", realName: "Oscar Outsider" },
+    ],
+    channels: [
+      { id: HELPDESK, name: "helpdesk" },
+      { id: ADMIN, name: "it-admin" },
+      { id: NO_BOT, name: "helpdesk-eu", botIsMember: false },
+    ],
+    usergroups: [{ id: "S0HELPDESK", handle: "helpdesk", users: [MANAGER] }],
+    supplierUrl: options.supplierUrl,
+    apiKey: options.apiKey,
+    supplierRetry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20 },
+    placeOrderPolicy: {
+      retryDelaySeconds: options.retryDelaySeconds ?? 1,
+      retryLimit: options.retryLimit ?? 3,
+    },
+  });
+  const { fake, store, requests } = world;
+  const user = (userId: string) => new SlackUser({ fake, requests, userId, timeoutMs: 8000 });
+
+  return {
+    ...world,
+    agent: user(AGENT),
+    user,
+    async order(id) {
+      const order = await getOrder(store, id);
+      if (!order) throw new Error(`no order ${id}`);
+      return order;
+    },
+    async waitForOrder(predicate, what, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const { rows } = await store.query("SELECT id FROM orders ORDER BY created_at DESC");
+        for (const row of rows) {
+          const order = await getOrder(store, row.id as string);
+          if (order && predicate(order)) return order;
+        }
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+  };
+}
+
+/** A complete, valid delivery as typed into the modal (keys: block ids). */
+export const VALID_FORM = {
+  ticket: "ABC-123",
+  first_name: "Nina",
+  last_name: "Newhire",
+  email: "nina@example.com",
+  phone: "+31 20 555 0101",
+  delivery_at: "Home",
+  address1: "Keizersgracht 1",
+  city: "Amsterdam",
+  zip: "1015 CJ",
+  country: { value: "NL", text: "Netherlands (NL)" },
+  line_0_item: { value: "LAP-14-PRO", text: 'Laptop 14" Pro (LAP-14-PRO)' },
+  line_0_quantity: "1",
+} as const;

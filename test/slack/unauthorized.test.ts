@@ -1,0 +1,58 @@
+/**
+ * The supplier rejects our API key (401) even after the key is read again: the admin channel is told once, with
+ * the key redacted, however many orders fail; the orders' messages say what is going on; when the retries run
+ * out the order is marked not placed and can be resubmitted.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { redactApiKey } from "../../src/supplier/keys.ts";
+import { TEST_KEY } from "../supplier/support/fixtures.ts";
+import { type StubSupplier, startStubSupplier } from "../supplier/support/stub-supplier.ts";
+import { ADMIN, type Harness, HELPDESK, startHarness, VALID_FORM } from "./support/harness.ts";
+
+let supplier: StubSupplier;
+let h: Harness;
+
+beforeAll(async () => {
+  supplier = await startStubSupplier([{ status: 401, body: "" }]);
+  h = await startHarness({
+    supplierUrl: supplier.baseUrl,
+    apiKey: TEST_KEY,
+    retryLimit: 1,
+    retryDelaySeconds: 1,
+  });
+});
+
+afterAll(async () => {
+  await h?.close();
+  await supplier?.close();
+});
+
+it("alerts the admin channel once with the key redacted, and ends the orders as not placed", async () => {
+  for (const ticket of ["KEY-1", "KEY-2"]) {
+    const { triggerId } = await h.agent.runCommand({ channel: HELPDESK, command: "/order", text: ticket });
+    const view = await h.agent.openedModal(triggerId);
+    const submitted = await h.agent.submit(view.id, { ...VALID_FORM, ticket, profile: "Acme EU" });
+    expect(submitted.outcome.outcome).toBe("closed");
+  }
+  const retrying = await h.fake.waitFor(() =>
+    h.fake
+      .topLevel(HELPDESK)
+      .find((m) => JSON.stringify(m.versions.at(-1)?.blocks).includes("rejected our API key")),
+  );
+  expect(retrying).toBeDefined();
+
+  for (const ticket of ["KEY-1", "KEY-2"]) {
+    const failed = await h.waitForOrder(
+      (o) => o.customerReference === ticket && o.status === "failed",
+      ticket,
+      15_000,
+    );
+    expect(failed.lastError).toMatchObject({ kind: "failed", code: "UNAUTHORIZED", retriesExhausted: true });
+  }
+  const alerts = h.fake.topLevel(ADMIN);
+  expect(alerts).toHaveLength(1);
+  const alert = JSON.stringify(alerts[0]?.versions);
+  expect(alert).toContain(redactApiKey(TEST_KEY));
+  expect(alert).not.toContain(TEST_KEY);
+  for (const call of h.fake.calls()) expect(JSON.stringify(call.args)).not.toContain(TEST_KEY);
+});

@@ -1,0 +1,126 @@
+import { randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Store } from "../../src/store/db.ts";
+import {
+  attachOrphans,
+  getEvent,
+  insertEventIfNew,
+  listOrphansOlderThan,
+  listUnpostedForOrder,
+  markOrphanReported,
+  markPostError,
+  markPosted,
+  type NewEvent,
+} from "../../src/store/repositories/events.ts";
+import { insertOrder, markPlaced } from "../../src/store/repositories/orders.ts";
+import { nextValue } from "../../src/store/repositories/sequences.ts";
+import type { CreateOrderRequest } from "../../src/supplier/schema.ts";
+import { getTestStore, TEST_BACKENDS } from "../helpers/db.ts";
+
+async function placedOrder(store: Store): Promise<{ orderId: string; correlationId: string }> {
+  const orderId = randomUUID();
+  const correlationId = randomUUID();
+  await insertOrder(store, {
+    id: orderId,
+    profile: "default",
+    externalDocumentNumber: `OD-${orderId}`,
+    requestedBy: "U1",
+    source: "cli",
+    request: { externalDocumentNumber: `OD-${orderId}` } as CreateOrderRequest,
+  });
+  await markPlaced(store, orderId, { correlationId, placedEarlier: false });
+  return { orderId, correlationId };
+}
+
+function event(correlationId: string, minute: number, overrides: Partial<NewEvent> = {}): NewEvent {
+  const occurredAt = new Date(Date.UTC(2025, 0, 1, 12, minute)).toISOString();
+  return {
+    id: `evt_${randomUUID()}`,
+    correlationId,
+    type: "order.status_changed",
+    occurredAt,
+    payload: { status: "packed", occurredAt },
+    ...overrides,
+  };
+}
+
+describe.each(TEST_BACKENDS)("supplier events repository on %s", (backend) => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await getTestStore(backend);
+  });
+
+  it("stores an event once and links it to its order by correlation id", async () => {
+    const { orderId, correlationId } = await placedOrder(store);
+    const e = event(correlationId, 1);
+    expect(await insertEventIfNew(store, e)).toEqual({ inserted: true, orderId });
+    expect(await insertEventIfNew(store, e)).toEqual({ inserted: false, orderId });
+    const stored = await getEvent(store, e.id);
+    expect(stored).toMatchObject({ id: e.id, orderId, type: e.type, payload: e.payload, postedAt: null });
+    expect(stored?.occurredAt).toEqual(new Date(e.occurredAt));
+    expect(stored?.receivedAt).toBeInstanceOf(Date);
+  });
+
+  it("keeps an event for an unknown order as an orphan, then attaches it when the order is known", async () => {
+    const correlationId = randomUUID();
+    const late = event(correlationId, 5);
+    const early = event(correlationId, 2);
+    expect(await insertEventIfNew(store, late)).toEqual({ inserted: true, orderId: null });
+    expect(await insertEventIfNew(store, early)).toEqual({ inserted: true, orderId: null });
+
+    const { orderId } = await placedOrder(store);
+    expect(await attachOrphans(store, correlationId, orderId)).toEqual([early.id, late.id]);
+    expect(await attachOrphans(store, correlationId, orderId)).toEqual([]);
+    expect((await getEvent(store, late.id))?.orderId).toBe(orderId);
+  });
+
+  it("lists an order's unposted events by occurrence, and a posted one never again", async () => {
+    const { orderId, correlationId } = await placedOrder(store);
+    const second = event(correlationId, 20);
+    const first = event(correlationId, 10);
+    await insertEventIfNew(store, second);
+    await insertEventIfNew(store, first);
+    expect((await listUnpostedForOrder(store, orderId)).map((e) => e.id)).toEqual([first.id, second.id]);
+
+    await markPostError(store, first.id, { code: "ratelimited" });
+    expect((await getEvent(store, first.id))?.postError).toEqual({ code: "ratelimited" });
+    expect(await markPosted(store, first.id, "1700000000.000100")).toBe(true);
+    expect(await markPosted(store, first.id, "1700000000.000200")).toBe(false);
+    expect(await getEvent(store, first.id)).toMatchObject({ replyTs: "1700000000.000100", postError: null });
+    expect((await listUnpostedForOrder(store, orderId)).map((e) => e.id)).toEqual([second.id]);
+  });
+
+  it("lists orphans older than a time once, until they are reported", async () => {
+    const orphan = event(randomUUID(), 0);
+    await insertEventIfNew(store, orphan);
+    const future = new Date(Date.now() + 60_000);
+    expect((await listOrphansOlderThan(store, new Date(Date.now() - 60_000))).map((e) => e.id)).not.toContain(
+      orphan.id,
+    );
+    expect((await listOrphansOlderThan(store, future, 1000)).map((e) => e.id)).toContain(orphan.id);
+    expect(await markOrphanReported(store, orphan.id)).toBe(true);
+    expect(await markOrphanReported(store, orphan.id)).toBe(false);
+    expect((await listOrphansOlderThan(store, future, 1000)).map((e) => e.id)).not.toContain(orphan.id);
+  });
+});
+
+describe.each(TEST_BACKENDS)("document sequences on %s", (backend) => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await getTestStore(backend);
+  });
+
+  it("hands out consecutive values per prefix, without gaps after a rollback or duplicates under concurrency", async () => {
+    const prefix = `P${randomUUID().slice(0, 6)}`;
+    expect(await nextValue(store, prefix)).toBe(1);
+    await store
+      .transaction(async (tx) => {
+        await nextValue(tx, prefix);
+        throw new Error("rolled back");
+      })
+      .catch(() => {});
+    const values = await Promise.all(Array.from({ length: 10 }, () => nextValue(store, prefix)));
+    expect(values.sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(await nextValue(store, `${prefix}-other`)).toBe(1);
+  });
+});

@@ -1,0 +1,256 @@
+/**
+ * The webhook side of the app, assembled as main.ts does (HTTP server with health and the webhook route, the
+ * store, the job queue with the post-update worker, the orphan sweeper) against the fake Slack, for tests.
+ */
+import { randomUUID } from "node:crypto";
+import { createCustomer } from "../../src/config/catalog.ts";
+import { loadCustomerConfig } from "../../src/config/customer.ts";
+import { type FakeSlack, startFakeSlack } from "../../src/devtools/fake-slack/index.ts";
+import { healthRoutes, storeCheck } from "../../src/http/health.ts";
+import { type HttpServer, startHttpServer } from "../../src/http/server.ts";
+import { createJobs, type Jobs } from "../../src/jobs/jobs.ts";
+import type { AdminAlert } from "../../src/orders/ports.ts";
+import { ChannelPacer } from "../../src/orders/updates/pacer.ts";
+import {
+  type PostUpdateDeps,
+  type PostUpdateWorker,
+  workPostUpdates,
+} from "../../src/orders/updates/post-update.ts";
+import { createSlackChat, type SlackChat } from "../../src/orders/updates/slack-chat.ts";
+import { orderMessage } from "../../src/slack/blocks/order-message.ts";
+import type { Store } from "../../src/store/db.ts";
+import {
+  getOrder,
+  insertOrder,
+  markPlaced,
+  type Order,
+  setOriginMessage,
+} from "../../src/store/repositories/orders.ts";
+import { createOrphanSweeper, type OrphanSweeper } from "../../src/webhooks/orphans.ts";
+import { type WebhookReceiverOptions, webhookRoute } from "../../src/webhooks/receiver.ts";
+import { signWebhook } from "../../src/webhooks/signature.ts";
+import { validOrder } from "../supplier/support/fixtures.ts";
+
+export const SECRET = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
+export const OLD_SECRET = `whsec_${Buffer.alloc(32, 3).toString("base64")}`;
+export const ORDERS_CHANNEL = "C0ORDERS1";
+export const ADMIN_CHANNEL = "C0ITADMIN";
+/** The clock of rendered dates: Tue 24 Nov 2026, 10:00 UTC. */
+export const NOW = new Date("2026-11-24T10:00:00Z");
+
+export interface Harness {
+  store: Store;
+  jobs: Jobs;
+  fake: FakeSlack;
+  slack: SlackChat;
+  http: HttpServer;
+  url: string;
+  worker: PostUpdateWorker;
+  sweeper: OrphanSweeper;
+  alerts: AdminAlert[];
+  renderParent: PostUpdateDeps["renderParent"];
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  settleMs?: number;
+  pacer?: ChannelPacer;
+  secrets?: () => readonly string[] | Promise<readonly string[]>;
+  receiver?: Partial<WebhookReceiverOptions>;
+  orphanAfterMs?: number;
+  fakeSlack?: Parameters<typeof startFakeSlack>[0]["channelPace"];
+  /** Bot scopes of the fake Slack (default: the manifest's). */
+  scopes?: readonly string[];
+}
+
+export async function startHarness(store: Store, options: HarnessOptions = {}): Promise<Harness> {
+  const customer = createCustomer(await loadCustomerConfig("examples/order-desk.config.yml"));
+  const fake = await startFakeSlack({
+    botToken: "xoxb-webhook",
+    channels: [
+      { id: ORDERS_CHANNEL, name: "it-orders" },
+      { id: ADMIN_CHANNEL, name: "it-admin" },
+    ],
+    ...(options.fakeSlack && { channelPace: options.fakeSlack }),
+    ...(options.scopes && { scopes: options.scopes }),
+  });
+  const slack = createSlackChat({ token: fake.botToken, apiUrl: fake.apiUrl, timeoutMs: 5000 });
+  const jobs = createJobs({
+    store,
+    pollIntervalMs: 100,
+    policies: {
+      "post-update": { retryLimit: 5, retryDelaySeconds: 1, retryBackoff: false, expireInSeconds: 30 },
+    },
+  });
+  await jobs.start();
+  const alerts: AdminAlert[] = [];
+  const alertAdmins = async (alert: AdminAlert) => {
+    alerts.push(alert);
+    await slack.postMessage({ channel: ADMIN_CHANNEL, text: `${alert.title}: ${alert.text}` });
+  };
+  const renderParent = (order: Order) => orderMessage(order, { customer, now: NOW });
+  const worker = workPostUpdates(jobs, {
+    store,
+    slack,
+    renderParent,
+    alertAdmins,
+    pacer: options.pacer ?? new ChannelPacer({ perSecond: 50, burst: 50 }),
+    settleMs: options.settleMs ?? 0,
+    now: () => NOW,
+  });
+  const sweeper = createOrphanSweeper({
+    store,
+    jobs,
+    orphanAfterMs: options.orphanAfterMs ?? 60_000,
+    alertAdmins,
+  });
+  const http = await startHttpServer({
+    host: "127.0.0.1",
+    port: 0,
+    routes: [
+      ...healthRoutes({ checks: { store: storeCheck(store) } }),
+      webhookRoute({
+        store,
+        jobs,
+        getSecrets: options.secrets ?? (() => [SECRET]),
+        settleMs: options.settleMs ?? 0,
+        ...options.receiver,
+      }),
+    ],
+  });
+  return {
+    store,
+    jobs,
+    fake,
+    slack,
+    http,
+    url: `${http.url}/webhooks/supplier`,
+    worker,
+    sweeper,
+    alerts,
+    renderParent,
+    async close() {
+      await http.close({ graceMs: 1000 });
+      await sweeper.stop();
+      await jobs.stop({ graceMs: 2000 });
+      await fake.close();
+    },
+  };
+}
+
+export interface TestOrder {
+  order: Order;
+  orderId: string;
+  correlationId: string;
+  ts: string;
+}
+
+/** An order placed from Slack: its message in the channel, its correlation id recorded (unless `placed: false`). */
+export async function placeOrder(
+  h: Harness,
+  options: { placed?: boolean; channel?: string } = {},
+): Promise<TestOrder> {
+  const orderId = randomUUID();
+  const correlationId = randomUUID();
+  const edn = `OD-${orderId.slice(0, 8)}`;
+  const { order } = await insertOrder(h.store, {
+    id: orderId,
+    profile: "default",
+    externalDocumentNumber: edn,
+    customerReference: "TICKET-123",
+    requestedBy: "U0AGENT01",
+    source: "command",
+    status: "placing",
+    request: validOrder({ externalDocumentNumber: edn }),
+  });
+  const channel = options.channel ?? ORDERS_CHANNEL;
+  const parent = h.renderParent(order);
+  const { ts } = await h.slack.postMessage({
+    channel,
+    text: parent?.text ?? "order",
+    blocks: parent?.blocks ?? [],
+  });
+  await setOriginMessage(h.store, orderId, { channelId: channel, messageTs: ts });
+  if (options.placed !== false) await markPlaced(h.store, orderId, { correlationId, placedEarlier: false });
+  const placed = await getOrder(h.store, orderId);
+  return { order: placed ?? order, orderId, correlationId, ts };
+}
+
+let seq = 0;
+
+export function statusEvent(correlationId: string, status: string, occurredAt: string, extra: object = {}) {
+  return {
+    id: `evt_${++seq}_${randomUUID().slice(0, 8)}`,
+    type: "order.status_changed",
+    occurredAt,
+    correlationId,
+    data: { status },
+    ...extra,
+  };
+}
+
+export function shippingEvent(correlationId: string, occurredAt: string, data: object = {}) {
+  return {
+    id: `evt_${++seq}_${randomUUID().slice(0, 8)}`,
+    type: "order.shipping_updated",
+    occurredAt,
+    correlationId,
+    data: {
+      parcel: { number: 1, of: 1 },
+      carrier: "DHL",
+      trackingNumber: "JD014600003SE",
+      trackingUrl: "https://track.example.com/JD014600003SE",
+      estimatedDelivery: "2026-11-26",
+      status: "shipped",
+      lines: [{ itemNumber: "LAPTOP-14", quantity: 1 }],
+      ...data,
+    },
+  };
+}
+
+export interface SendOptions {
+  secret?: string | readonly string[];
+  /** Unix seconds (default now). */
+  timestamp?: number;
+  id?: string;
+  headers?: Record<string, string>;
+  omit?: string[];
+}
+
+/** POSTs a signed delivery of `event` (an object, or raw text sent as is). */
+export async function deliver(
+  url: string,
+  event: object | string,
+  options: SendOptions = {},
+): Promise<Response> {
+  const body = typeof event === "string" ? event : JSON.stringify(event);
+  const id = options.id ?? (typeof event === "object" && "id" in event ? String(event.id) : "msg_raw");
+  const signed = signWebhook({
+    id,
+    timestamp: options.timestamp ?? Math.floor(Date.now() / 1000),
+    body,
+    secret: options.secret ?? SECRET,
+  });
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    ...signed,
+    ...options.headers,
+  };
+  for (const name of options.omit ?? []) delete headers[name];
+  return fetch(url, { method: "POST", headers, body });
+}
+
+export async function until<T>(
+  read: () => T | Promise<T>,
+  ok: (value: T) => boolean,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not reached in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * The Workflow Builder step wired for real, over loopback: the Bolt HTTP receiver (createSlackApp, HTTP mode) on
+ * port 0, the fake Slack Web API, the supplier sandbox, the test store, and pg-boss jobs running the real
+ * `place-order` handler wrapped by `withWorkflowSteps`. Tests deliver signed `function_executed` events
+ * (`runWorkflowStep`) and read what Slack and the sandbox end up with.
+ */
+import { withWorkflowSteps } from "../../../src/orders/workflow/placement-job.ts";
+import { createSlackWorkflowFunctions } from "../../../src/orders/workflow/slack-functions.ts";
+import * as functions from "../../../src/slack/listeners/functions/index.ts";
+import { getOrderByIdempotencyKey, type Order } from "../../../src/store/repositories/orders.ts";
+import { NO_BOT, type SlackWorld, startSlackWorld } from "../../helpers/slack-world.ts";
+
+export { NO_BOT } from "../../helpers/slack-world.ts";
+
+export const BOT_TOKEN = "xoxb-wftest";
+export const SIGNING_SECRET = "workflow-signing-secret-0123456789";
+export const ONBOARDING = "C0ONBOARD";
+export const NEW_HIRE = "U0NEWHIRE";
+
+export interface WorkflowHarness extends SlackWorld {
+  /** The order a step execution created, once it exists. */
+  orderFor(functionExecutionId: string): Promise<Order | null>;
+}
+
+export interface WorkflowHarnessOptions {
+  supplierUrl: string;
+  apiKey: string;
+  deadlineMs: number;
+  /** Fixed delay between place-order retries (seconds). */
+  retryDelaySeconds?: number;
+}
+
+export async function startWorkflowHarness(options: WorkflowHarnessOptions): Promise<WorkflowHarness> {
+  const world = await startSlackWorld({
+    botToken: BOT_TOKEN,
+    signingSecret: SIGNING_SECRET,
+    users: [
+      { id: NEW_HIRE, name: "nina", realName: "Nina Newhire" },
+      { id: "U0MANAGER", name: "mark", realName: "Mark Manager" },
+    ],
+    channels: [
+      { id: ONBOARDING, name: "onboarding" },
+      { id: "C0HELPDESK", name: "helpdesk" },
+      { id: "C0ITADMIN", name: "it-admin" },
+      { id: NO_BOT, name: "helpdesk-eu", botIsMember: false },
+    ],
+    supplierUrl: options.supplierUrl,
+    apiKey: options.apiKey,
+    supplierRetry: { maxAttempts: 1 },
+    placeOrderPolicy: { retryDelaySeconds: options.retryDelaySeconds ?? 1, retryLimit: 50 },
+    register: (app, ctx) => functions.register(app, ctx, { deadlineMs: options.deadlineMs }),
+    wrapPlaceOrder: (placeOrder, { store, jobs, slack, fake }) =>
+      withWorkflowSteps(placeOrder, {
+        store,
+        jobs,
+        notifier: slack.notifier,
+        functions: createSlackWorkflowFunctions({ token: BOT_TOKEN, apiUrl: fake.apiUrl, timeoutMs: 5000 }),
+      }),
+  });
+  return {
+    ...world,
+    orderFor: (functionExecutionId) =>
+      getOrderByIdempotencyKey(world.store, `function:${functionExecutionId}`),
+  };
+}
+
+/** The onboarding example of docs/workflows.md: a remote hire's starter kit, delivered at home. */
+export function onboardingInputs(ticket: string): Record<string, unknown> {
+  return {
+    ticket_id: ticket,
+    recipient: NEW_HIRE,
+    first_name: "Nina",
+    last_name: "Newhire",
+    email: "nina@example.com",
+    phone: "+31 20 555 0101",
+    delivery_at: "Home",
+    address1: "Keizersgracht 1",
+    city: "Amsterdam",
+    zip: "1015 CJ",
+    country: "NL",
+    items: "Remote starter kit",
+    channel: ONBOARDING,
+  };
+}
