@@ -9,6 +9,7 @@
  * `reorderRate` swaps a share of adjacent pairs (events 0↔1, 2↔3, … of an order) by holding the first of a pair
  * until the second is emitted.
  */
+import { setMaxListeners } from "node:events";
 import { type Logger, pino } from "pino";
 import { Agent, type Dispatcher, request } from "undici";
 import type { SupplierEvent } from "../supplier/events.ts";
@@ -79,6 +80,8 @@ export class WebhookDeliverer {
   private closed = false;
 
   constructor(private readonly options: DelivererOptions) {
+    // Every attempt in flight listens for close; one per order with events pending is expected, not a leak.
+    setMaxListeners(0, this.abort.signal);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
     this.scheduleMs = options.scheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS;
     if (this.scheduleMs.length === 0) throw new RangeError("the retry schedule needs at least one attempt");
@@ -189,6 +192,16 @@ export class WebhookDeliverer {
     });
     let httpStatus: number | null = null;
     let error: string | null = null;
+    // An explicit timer rather than `AbortSignal.any([..., AbortSignal.timeout()])`: on Node 20 a timeout
+    // signal held only by a composite can be garbage-collected before it fires, leaving the attempt unbounded.
+    const attemptAbort = new AbortController();
+    const onClose = () => attemptAbort.abort(this.abort.signal.reason);
+    if (this.abort.signal.aborted) onClose();
+    else this.abort.signal.addEventListener("abort", onClose, { once: true });
+    const timer = setTimeout(
+      () => attemptAbort.abort(new DOMException("the delivery timed out", "TimeoutError")),
+      this.timeoutMs,
+    );
     try {
       const response = await request(this.options.url, {
         method: "POST",
@@ -199,7 +212,7 @@ export class WebhookDeliverer {
           ...signature,
         },
         dispatcher: this.dispatcher,
-        signal: AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.timeoutMs)]),
+        signal: attemptAbort.signal,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
@@ -207,6 +220,9 @@ export class WebhookDeliverer {
       await response.body.dump({ limit: MAX_RESPONSE_BYTES });
     } catch (cause) {
       error = describeError(cause, this.timeoutMs);
+    } finally {
+      clearTimeout(timer);
+      this.abort.signal.removeEventListener("abort", onClose);
     }
     const record: DeliveryAttempt = {
       attempt,
