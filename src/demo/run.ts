@@ -239,7 +239,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
       const ticket = fake.postAsUser(
         HELPDESK,
         MANAGER,
-        "HD-1043: Tom in Rotterdam needs a second monitor and a dock for his desk, please.",
+        "HD-1043: Tom in Rotterdam needs a second monitor for his desk, please.",
       );
       const { triggerId } = await alice.shortcutOnMessage({
         channel: HELPDESK,
