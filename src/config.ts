@@ -306,3 +306,80 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     workflowPlacementDeadlineMs: d.WORKFLOW_PLACEMENT_DEADLINE_MS,
   };
 }
+
+/** The process's environment. This module is the one place that reads it; the command line hands it on. */
+export function processEnvironment(): Record<string, string | undefined> {
+  return process.env;
+}
+
+export type SupplierTarget = Config["supplier"];
+
+/**
+ * What `order-desk place` needs: the supplier variables only, with the same schemas and defaults as `loadConfig`
+ * (a one-off command needs no Slack token or webhook secret). `baseUrl` (from `--base-url`) overrides
+ * `SUPPLIER_BASE_URL`. Throws one `ConfigError` listing every problem.
+ */
+export function loadSupplierTarget(
+  env: Record<string, string | undefined>,
+  overrides: { baseUrl?: string | undefined } = {},
+): SupplierTarget {
+  const names = [
+    "SUPPLIER_BASE_URL",
+    "SUPPLIER_ENVIRONMENT",
+    "SUPPLIER_TIMEOUT_MS",
+    "SUPPLIER_MAX_ATTEMPTS",
+  ] as const satisfies readonly VariableName[];
+  const scoped: Record<string, string | undefined> = {};
+  for (const name of names) scoped[name] = env[name];
+  if (overrides.baseUrl !== undefined) scoped.SUPPLIER_BASE_URL = overrides.baseUrl;
+  const problems: string[] = [];
+  const r = readRaw(scoped, problems);
+  if (r.SUPPLIER_BASE_URL === undefined && !problems.some((p) => p.startsWith("SUPPLIER_BASE_URL:"))) {
+    problems.push("SUPPLIER_BASE_URL: required (the supplier's base URL; or pass --base-url)");
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  const d = r as Parsed;
+  return {
+    baseUrl: d.SUPPLIER_BASE_URL,
+    environment: d.SUPPLIER_ENVIRONMENT,
+    timeoutMs: d.SUPPLIER_TIMEOUT_MS,
+    maxAttempts: d.SUPPLIER_MAX_ATTEMPTS,
+  };
+}
+
+/**
+ * Where the customer file is, from the environment as given, even when the rest of the configuration is
+ * invalid (`order-desk doctor` still checks the file then).
+ */
+export function customerConfigPathIn(env: Record<string, string | undefined>): string {
+  return env.ORDER_DESK_CONFIG?.trim() || VARIABLES.ORDER_DESK_CONFIG.default;
+}
+
+/**
+ * Every secret value the environment holds (tokens, the API key, the webhook secrets, the database URL and its
+ * password), valid or not, so that what is printed about the configuration can be scrubbed of them.
+ */
+export function secretValuesIn(env: Record<string, string | undefined>): string[] {
+  const out: string[] = [];
+  for (const name of [
+    "SLACK_BOT_TOKEN",
+    "SLACK_APP_TOKEN",
+    "SLACK_SIGNING_SECRET",
+    "SUPPLIER_API_KEY",
+  ] satisfies VariableName[]) {
+    const value = env[name];
+    if (value) out.push(value);
+  }
+  for (const secret of (env.WEBHOOK_SECRETS ?? "").split(/[\s,]+/)) if (secret) out.push(secret);
+  const databaseUrl = env.DATABASE_URL;
+  if (databaseUrl) {
+    try {
+      const password = decodeURIComponent(new URL(databaseUrl).password);
+      if (password) out.push(password);
+    } catch {
+      // Not a URL: the configuration check reports it; the whole value is scrubbed below.
+    }
+    out.push(databaseUrl);
+  }
+  return out;
+}

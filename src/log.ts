@@ -1,73 +1,167 @@
 import { LogLevel as SlackLogLevel, type Logger as SlackSdkLogger } from "@slack/web-api";
-import { type DestinationStream, type Logger, type LoggerOptions, pino } from "pino";
+import { type DestinationStream, type Logger, type LoggerOptions, pino, stdSerializers } from "pino";
+
+const CENSOR = "[redacted]";
 
 /**
- * Paths pino censors before a line is written. Secrets are never logged on purpose; this list is the
- * safety net for the day someone logs a whole object (a request, an error with its config, a draft).
- * Personal data (the delivery contact and address) is redacted by default because logs travel to
- * places orders do not (log shippers, support tickets).
+ * Field names whose value is a secret, redacted wherever they appear: at any depth, in request bodies and
+ * headers, in errors (their own fields included). Names compare case-insensitively and without `-` / `_`, so
+ * `x-api-key`, `X-Api-Key` and `xApiKey` are one name. Secrets are never logged on purpose; this is the safety
+ * net for the day someone logs a whole object (a request, an error with its config, a draft).
  */
-export const SECRET_PATHS = [
+export const SECRET_FIELDS = [
   "apiKey",
-  "*.apiKey",
-  "key",
-  "*.key",
+  "x-api-key",
   "token",
-  "*.token",
   "botToken",
-  "*.botToken",
   "appToken",
-  "*.appToken",
+  "accessToken",
   "bot_access_token",
-  "*.bot_access_token",
+  "refreshToken",
   "signingSecret",
-  "*.signingSecret",
+  "clientSecret",
   "secret",
-  "*.secret",
   "secrets",
-  "*.secrets",
   "webhookSecret",
-  "*.webhookSecret",
+  "webhookSecrets",
   "password",
-  "*.password",
   "authorization",
-  "*.authorization",
-  "headers.authorization",
-  'headers["x-api-key"]',
-  'headers["x-slack-signature"]',
-  'headers["webhook-signature"]',
-  "req.headers.authorization",
-  'req.headers["x-api-key"]',
-  'req.headers["x-slack-signature"]',
-  'req.headers["webhook-signature"]',
+  "cookie",
   "SecretString",
-  "*.SecretString",
-];
+  "signature",
+  "x-slack-signature",
+  "webhook-signature",
+] as const;
 
-export const PERSONAL_DATA_PATHS = [
+/** `key` is too common a name to censor at every depth: it is redacted at the top level and one level down. */
+export const SHALLOW_SECRET_FIELDS = ["key"] as const;
+
+/**
+ * Personal data (the delivery contact and addresses, in the supplier's request, the modal's draft and Slack's
+ * view state), redacted at any depth unless LOG_PERSONAL_DATA=true, because logs travel to places orders do not
+ * (log shippers, support tickets). `shipping`, `contact`, `address` and `draft` are redacted whole.
+ */
+export const PERSONAL_DATA_FIELDS = [
   "contact",
-  "*.contact",
-  "*.*.contact",
   "email",
-  "*.email",
+  "phone",
   "phoneNumber",
-  "*.phoneNumber",
   "firstName",
-  "*.firstName",
   "lastName",
-  "*.lastName",
+  "attention",
+  "attentionName",
+  "address",
   "address1",
-  "*.address1",
-  "*.*.address1",
   "address2",
-  "*.address2",
-  "*.*.address2",
+  "city",
+  "zip",
+  "zipCode",
+  "stateName",
   "shipping",
-  "*.shipping",
-  "request.shipping",
   "draft",
-  "*.draft",
-];
+] as const;
+
+/**
+ * Secret values recognised by their form, replaced inside any string (messages, error messages, stacks): supplier
+ * API keys, Slack tokens, Standard Webhooks secrets and signatures.
+ */
+const SECRET_VALUE =
+  /\b[a-z][a-z0-9]{1,15}_(?:live|test)_[0-9a-f]{32}\b|\bxox[a-z]-[A-Za-z0-9-]{8,}|\bxapp-[A-Za-z0-9-]{8,}|\bwhsec_[A-Za-z0-9+/]{8,}={0,2}|\bv1,[A-Za-z0-9+/]{43}=/g;
+const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
+/** Deeper than any object we log on purpose: what lies below is censored rather than walked. */
+const MAX_DEPTH = 16;
+
+const fieldName = (name: string) => name.toLowerCase().replace(/[-_]/g, "");
+
+export interface RedactOptions {
+  /** Keep personal data (LOG_PERSONAL_DATA=true). Secrets are redacted regardless. */
+  personalData?: boolean;
+}
+
+/** What `redact` applies: which names to censor and how to scrub strings. */
+interface Rules {
+  names: Set<string>;
+  shallow: Set<string>;
+  scrub(text: string): string;
+}
+
+function rulesFor(options: RedactOptions): Rules {
+  const names = new Set<string>(SECRET_FIELDS.map(fieldName));
+  if (!options.personalData) for (const name of PERSONAL_DATA_FIELDS) names.add(fieldName(name));
+  return {
+    names,
+    shallow: new Set(SHALLOW_SECRET_FIELDS.map(fieldName)),
+    scrub: options.personalData
+      ? (text) => text.replace(SECRET_VALUE, CENSOR)
+      : (text) => text.replace(SECRET_VALUE, CENSOR).replace(EMAIL, CENSOR),
+  };
+}
+
+function isPlainOrInstance(value: object): boolean {
+  // Values that serialise themselves (Date, Buffer, URL, ApiKey) or to `{}` (Map, Set) are left to JSON.
+  return (
+    typeof (value as { toJSON?: unknown }).toJSON !== "function" &&
+    !ArrayBuffer.isView(value) &&
+    !(value instanceof Map) &&
+    !(value instanceof Set)
+  );
+}
+
+/**
+ * A copy of `value` with every secret (and, unless kept, personal) field censored and recognisable secret values
+ * scrubbed from strings. Errors become pino's serialised form (type, message, stack, own fields), redacted too.
+ * Unchanged parts are returned as they are, so a clean object costs one walk and no copy.
+ */
+function redactValue(value: unknown, depth: number, rules: Rules, ancestors: Set<object>): unknown {
+  if (typeof value === "string") return rules.scrub(value);
+  if (value === null || typeof value !== "object") return value;
+  // A cycle: the copy must not point back into the unredacted original.
+  if (ancestors.has(value)) return "[Circular]";
+  if (depth > MAX_DEPTH) return CENSOR;
+  let source: object = value;
+  if (value instanceof Error) source = { ...stdSerializers.err(value) };
+  else if (!isPlainOrInstance(value)) return value;
+  ancestors.add(value);
+  try {
+    if (Array.isArray(source)) {
+      let copy: unknown[] | null = null;
+      source.forEach((item, i) => {
+        const next = redactValue(item, depth + 1, rules, ancestors);
+        if (next !== item) {
+          copy ??= [...(source as unknown[])];
+          copy[i] = next;
+        }
+      });
+      return copy ?? source;
+    }
+    let copy: Record<string, unknown> | null = source === value ? null : (source as Record<string, unknown>);
+    for (const [key, item] of Object.entries(source)) {
+      const name = fieldName(key);
+      let next: unknown;
+      if (
+        item !== undefined &&
+        item !== null &&
+        (rules.names.has(name) || (depth <= 1 && rules.shallow.has(name)))
+      ) {
+        next = CENSOR;
+      } else {
+        next = redactValue(item, depth + 1, rules, ancestors);
+      }
+      if (next !== item) {
+        copy ??= { ...(source as Record<string, unknown>) };
+        copy[key] = next;
+      }
+    }
+    return copy ?? source;
+  } finally {
+    ancestors.delete(value);
+  }
+}
+
+/** `value` as the logger writes it: secrets (and personal data unless `personalData`) censored at any depth. */
+export function redact<T>(value: T, options: RedactOptions = {}): T {
+  return redactValue(value, 0, rulesFor(options), new Set()) as T;
+}
 
 export interface LoggerConfig {
   level: string;
@@ -77,13 +171,35 @@ export interface LoggerConfig {
 }
 
 export function createLogger(config: LoggerConfig, destination?: DestinationStream): Logger {
-  const paths = config.logPersonalData ? SECRET_PATHS : [...SECRET_PATHS, ...PERSONAL_DATA_PATHS];
+  const rules = rulesFor({ personalData: config.logPersonalData ?? false });
+  const clean = (value: unknown) => redactValue(value, 0, rules, new Set());
   const options: LoggerOptions = {
     level: config.level,
     name: config.name ?? "order-desk",
-    redact: { paths, censor: "[redacted]" },
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: {
+      // Runs on each line's fields before they are serialised (errors included: they are serialised here).
+      log: (object) => clean(object) as Record<string, unknown>,
+    },
+    serializers: {
+      // `err` was serialised and redacted by the formatter above; this covers any path that skipped it.
+      err: (value: unknown) => (value instanceof Error ? clean(value) : value),
+    },
+    hooks: {
+      // The message string too: a key or token pasted into a message is scrubbed.
+      logMethod(args, method) {
+        // `logger.error(error)`: pino would take the message from the error itself, unscrubbed.
+        if (args[0] instanceof Error && typeof args[1] !== "string") {
+          (args as unknown[]).splice(1, 0, args[0].message);
+        }
+        for (let i = 0; i < args.length; i++) {
+          const arg = args[i];
+          if (typeof arg === "string") (args as unknown[])[i] = rules.scrub(arg);
+        }
+        return method.apply(this, args);
+      },
+    },
   };
   return destination ? pino(options, destination) : pino(options);
 }

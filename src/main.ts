@@ -83,6 +83,34 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     });
     cleanups.push(() => store.close());
 
+    // Created before the job workers so that it is closed after them on shutdown: a placement still running
+    // (and retrying) during the grace period keeps its connection pool.
+    const supplierClient = new SupplierClient({
+      baseUrl: config.supplier.baseUrl,
+      environment: config.supplier.environment,
+      timeoutMs: config.supplier.timeoutMs,
+      retry: { maxAttempts: config.supplier.maxAttempts },
+      logger,
+    });
+    cleanups.push(() => supplierClient.close());
+    const supplier: Pick<SupplierClient, "createOrder" | "environment"> = {
+      environment: supplierClient.environment,
+      async createOrder(request, callOptions) {
+        const end = metrics.supplierLatency.startTimer();
+        try {
+          const result = await supplierClient.createOrder(request, callOptions);
+          end({ outcome: "placed" });
+          if (result.attempts > 1) metrics.supplierRetries.inc(result.attempts - 1);
+          return result;
+        } catch (error) {
+          end({ outcome: (error as { code?: string }).code ?? "UNKNOWN" });
+          const attempts = (error as { attempts?: unknown }).attempts;
+          if (typeof attempts === "number" && attempts > 1) metrics.supplierRetries.inc(attempts - 1);
+          throw error;
+        }
+      },
+    };
+
     const jobs = createJobs({ store, logger });
     await jobs.start();
     cleanups.push(() => jobs.stop({ graceMs: config.shutdownGraceMs }));
@@ -109,40 +137,6 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
         })
       : () => config.webhooks.secrets;
 
-    const supplierClient = new SupplierClient({
-      baseUrl: config.supplier.baseUrl,
-      environment: config.supplier.environment,
-      timeoutMs: config.supplier.timeoutMs,
-      retry: { maxAttempts: config.supplier.maxAttempts },
-      logger,
-    });
-    cleanups.push(() => supplierClient.close());
-    const supplier: Pick<SupplierClient, "createOrder" | "environment"> = {
-      environment: supplierClient.environment,
-      async createOrder(request, callOptions) {
-        const end = metrics.supplierLatency.startTimer();
-        try {
-          const result = await supplierClient.createOrder(request, callOptions);
-          end({ outcome: "placed" });
-          if (result.attempts > 1) metrics.supplierRetries.inc(result.attempts - 1);
-          metrics.ordersPlaced.inc({ source: "supplier" });
-          return result;
-        } catch (error) {
-          const code = (error as { code?: string }).code ?? "UNKNOWN";
-          end({ outcome: code });
-          const rejected = [
-            "VALIDATION_FAILED",
-            "LOCAL_VALIDATION_FAILED",
-            "DUPLICATE_ORDER",
-            "INVALID_PAYLOAD",
-          ];
-          if (rejected.includes(code)) metrics.ordersRejected.inc({ reason: code });
-          else metrics.ordersFailed.inc({ reason: code });
-          throw error;
-        }
-      },
-    };
-
     const botIdentity = await botIdentityCheck;
     const slack = createSlackApp({
       mode: config.slack.mode,
@@ -152,6 +146,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       customer,
       store,
       jobs,
+      metrics,
       logger,
       ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
       ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
@@ -169,6 +164,12 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       apiKeys: apiKeys.provider,
       defaultSecretId: apiKeys.secretId,
       notifier: slack.notifier,
+      jobs,
+      metrics: {
+        placed: (source) => metrics.ordersPlaced.inc({ source }),
+        rejected: (reason) => metrics.ordersRejected.inc({ reason }),
+        failed: (reason) => metrics.ordersFailed.inc({ reason }),
+      },
       logger,
       onPlaced: async (order) => {
         if (order.correlationId) await attachOrphanEvents(orphanDeps, order.id, order.correlationId);
@@ -207,6 +208,8 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       alertAdmins,
       broadcast: customer.config.broadcast,
       metrics,
+      // App Home follows the order's latest supplier event (debounced per user; failures only logged).
+      onOrderChanged: (order) => slack.home.orderChanged(order),
       logger,
     });
 
@@ -271,8 +274,10 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     await slack.start();
     cleanups.push(() => slack.stop());
     accepting = true;
-    cleanups.push(() => {
+    // The first step of a shutdown: /readyz turns 503 and no new job is fetched; running ones finish later.
+    cleanups.push(async () => {
       accepting = false;
+      await jobs.pause();
     });
     logger.info(
       { url: http.url, slackMode: config.slack.mode, store: store.kind, supplier: config.supplier.baseUrl },

@@ -2,6 +2,8 @@
  * `order-desk <command>`: the one command line. Each command is loaded only when it runs, so
  * `order-desk place` does not pay for Slack, the store or the queue.
  */
+import { processEnvironment } from "../config.ts";
+
 const io = { stdout: process.stdout, stderr: process.stderr };
 
 const USAGE = `Usage: order-desk <command> [options]
@@ -22,7 +24,7 @@ type Command = (argv: string[]) => Promise<number | undefined>;
 const commands: Record<string, Command> = {
   start: async () => {
     const { runStart } = await import("../main.ts");
-    return runStart(process.env);
+    return runStart(processEnvironment());
   },
   demo: async (argv) => {
     const { runDemo } = await import("../demo/run.ts");
@@ -30,7 +32,7 @@ const commands: Record<string, Command> = {
   },
   place: async (argv) => {
     const { runPlace } = await import("./place.ts");
-    return runPlace(argv, process.env, io);
+    return runPlace(argv, processEnvironment(), io);
   },
   sandbox: async (argv) => {
     const { runSandbox } = await import("../sandbox/cli.ts");
@@ -38,7 +40,7 @@ const commands: Record<string, Command> = {
   },
   doctor: async (argv) => {
     const { runDoctor } = await import("./doctor.ts");
-    return runDoctor(argv, process.env, io);
+    return runDoctor(argv, processEnvironment(), io);
   },
   bench: async (argv) => {
     // The harness lives outside src/ and is never compiled into dist/: bin/order-desk.js runs `bench` from

@@ -12,9 +12,10 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { Logger } from "pino";
 import type { Dispatcher } from "undici";
+import { ConfigError, loadSupplierTarget, type SupplierTarget } from "../config.ts";
 import { SupplierClient } from "../supplier/client.ts";
 import { LocalValidationError, SupplierError } from "../supplier/errors.ts";
-import { type SupplierEnvironment, scrubApiKey } from "../supplier/keys.ts";
+import { scrubApiKey } from "../supplier/keys.ts";
 import type { RetryPolicy } from "../supplier/retry.ts";
 import { checkOrderRequest } from "../supplier/rules.ts";
 
@@ -121,17 +122,6 @@ async function readOrderFile(file: string, cwd: string): Promise<unknown> {
   }
 }
 
-function targetEnvironment(value: string | undefined): SupplierEnvironment {
-  // Default to test: a live key is then refused unless someone deliberately says "live".
-  if (value === undefined || value === "") return "test";
-  if (value === "test" || value === "live") return value;
-  throw new CliProblem(
-    "CONFIG",
-    `SUPPLIER_ENVIRONMENT must be "test" or "live", got "${value}".`,
-    EXIT.failed,
-  );
-}
-
 export async function runPlace(
   argv: string[],
   env: Record<string, string | undefined>,
@@ -155,18 +145,13 @@ export async function runPlace(
       throw new CliProblem("USAGE", "Missing --file: the order request to place.", EXIT.rejected);
     const order = await readOrderFile(args.file, deps.cwd ?? process.cwd());
 
-    const baseUrl = args["base-url"] ?? env.SUPPLIER_BASE_URL;
-    if (!baseUrl) {
-      throw new CliProblem(
-        "CONFIG",
-        "No supplier base URL: set SUPPLIER_BASE_URL or pass --base-url.",
-        EXIT.failed,
-      );
+    let target: SupplierTarget;
+    try {
+      target = loadSupplierTarget(env, { baseUrl: args["base-url"] });
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      throw new CliProblem("CONFIG", error.problems.join("; "), EXIT.failed);
     }
-    if (!URL.canParse(baseUrl)) {
-      throw new CliProblem("CONFIG", `The supplier base URL "${baseUrl}" is not a URL.`, EXIT.failed);
-    }
-    const environment = targetEnvironment(env.SUPPLIER_ENVIRONMENT);
     const keyVariable = args["api-key-env"] ?? "SUPPLIER_API_KEY";
     apiKey = env[keyVariable] ?? "";
     if (!apiKey) {
@@ -174,11 +159,11 @@ export async function runPlace(
     }
 
     client = new SupplierClient({
-      baseUrl,
-      environment,
+      baseUrl: target.baseUrl,
+      environment: target.environment,
+      timeoutMs: deps.timeoutMs ?? target.timeoutMs,
+      retry: { maxAttempts: target.maxAttempts, ...deps.retry },
       ...(deps.dispatcher && { dispatcher: deps.dispatcher }),
-      ...(deps.retry && { retry: deps.retry }),
-      ...(deps.timeoutMs !== undefined && { timeoutMs: deps.timeoutMs }),
       ...(deps.sleep && { sleep: deps.sleep }),
       ...(deps.random && { random: deps.random }),
       ...(deps.logger && { logger: deps.logger }),

@@ -354,7 +354,11 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
       }
     });
     const atSupplier = await sandbox.orders();
-    say(`      the supplier holds ${atSupplier.length} orders, each placed once`);
+    const numbers = atSupplier.map((o) => o.externalDocumentNumber);
+    if (atSupplier.length !== 3 || new Set(numbers).size !== numbers.length) {
+      throw new Error(`expected 3 orders at the supplier, each once; it holds: ${numbers.join(", ")}`);
+    }
+    say(`      the supplier holds ${atSupplier.length} orders, each placed once (${numbers.join(", ")})`);
 
     for (const channel of [HELPDESK, ONBOARDING]) {
       say("");

@@ -124,6 +124,8 @@ export interface Jobs {
   getJob(queue: QueueName, id: string): Promise<JobInfo | null>;
   listFailed(options?: { queue?: QueueName; limit?: number }): Promise<FailedJob[]>;
   stats(): Promise<Record<QueueName, QueueStats>>;
+  /** Stops fetching new jobs (the first step of a shutdown); running handlers go on. `stop` still follows. */
+  pause(): Promise<void>;
   /**
    * Stops fetching, lets running handlers finish for up to `graceMs` (default 20 s), then aborts the rest and
    * queues them again. Does not close the store (close it after this resolves).
@@ -402,6 +404,10 @@ export function createJobs(options: JobsOptions): Jobs {
         };
       }
       return result;
+    },
+
+    async pause() {
+      await Promise.all([...workers.values()].map((w) => w.stopFetching()));
     },
 
     stop({ graceMs = 20_000 } = {}) {

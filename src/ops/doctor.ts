@@ -9,7 +9,7 @@
 import type { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { type Logger, pino } from "pino";
 import type { CustomerConfig } from "../config/customer.ts";
-import { type Config, ConfigError, loadConfig, VARIABLES } from "../config.ts";
+import { type Config, ConfigError, customerConfigPathIn, loadConfig, secretValuesIn } from "../config.ts";
 import { createSecretsManagerClient, type SecretsManagerClientOptions } from "../secrets/client.ts";
 import { type ConfiguredApiKeyProvider, createApiKeyProvider } from "../secrets/factory.ts";
 import type { ApiKey } from "../secrets/types.ts";
@@ -32,6 +32,7 @@ import { checkOrphanEvents } from "./checks/orphans.ts";
 import { checkApiKeyReadable, checkKeyExpiry } from "./checks/secrets.ts";
 import { checkSlackAuth } from "./checks/slack.ts";
 import { checkKeyEnvironment, checkSupplierReachable } from "./checks/supplier.ts";
+import { checkWebhookSecrets } from "./checks/webhooks.ts";
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
 
@@ -51,7 +52,8 @@ export interface DoctorOptions {
 /**
  * Runs the checks and returns one result per line, in this order: config, customer-config, slack, supplier,
  * api-key, api-key-environment, api-key-expiry (again as `api-key[<secret id>]`… for each profile's own
- * secret), database, failed-jobs, orphan-events. With an invalid configuration only the first two run.
+ * secret), webhook-secrets, database, failed-jobs, orphan-events. With an invalid configuration only the
+ * first two run.
  */
 export async function runDoctorChecks(
   env: Record<string, string | undefined>,
@@ -60,7 +62,7 @@ export async function runDoctorChecks(
   const timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
   const now = options.now ?? (() => new Date());
   const logger = options.logger ?? pino({ level: "silent" });
-  const secrets = secretsIn(env);
+  const secrets = secretValuesIn(env);
   const results: CheckResult[] = [];
   // The safety net: whatever a dependency's error message echoed, no known secret is printed.
   const report = () => results.map((r) => ({ ...r, detail: scrubSecrets(r.detail, secrets) }));
@@ -78,8 +80,7 @@ export async function runDoctorChecks(
   }
 
   let customer: CustomerConfig | null = null;
-  const customerPath =
-    config?.customerConfigPath ?? (env.ORDER_DESK_CONFIG || VARIABLES.ORDER_DESK_CONFIG.default);
+  const customerPath = config?.customerConfigPath ?? customerConfigPathIn(env);
   results.push(
     await runCheck("customer-config", timeoutMs, async () => {
       const checked = await checkCustomerConfig(customerPath, {
@@ -98,7 +99,7 @@ export async function runDoctorChecks(
     store: null,
     secretsClient: null,
   };
-  if (cfg.apiKey.secretId) {
+  if (cfg.apiKey.secretId || cfg.webhooks.secretId) {
     held.secretsClient = createSecretsManagerClient({
       ...(cfg.aws.region ? { region: cfg.aws.region } : {}),
       ...(cfg.aws.secretsManagerEndpoint ? { endpoint: cfg.aws.secretsManagerEndpoint } : {}),
@@ -125,7 +126,7 @@ export async function runDoctorChecks(
     }
     const secretIds = configured ? secretIdsInUse(configured, customer) : [];
 
-    const [slack, supplier, database, ...keys] = await Promise.all([
+    const [slack, supplier, webhookSecrets, database, ...keys] = await Promise.all([
       runCheck("slack", timeoutMs, () =>
         checkSlackAuth({
           botToken: cfg.slack.botToken,
@@ -140,6 +141,15 @@ export async function runDoctorChecks(
           signal,
         }),
       ),
+      runCheck("webhook-secrets", timeoutMs, async () => {
+        const checked = await checkWebhookSecrets(
+          cfg.webhooks.secretId && held.secretsClient
+            ? { kind: "secrets-manager", client: held.secretsClient, secretId: cfg.webhooks.secretId }
+            : { kind: "env", secrets: cfg.webhooks.secrets },
+        );
+        secrets.push(...checked.secrets);
+        return checked.outcome;
+      }),
       runCheck("database", timeoutMs, async () => {
         if (options.store) {
           held.store = options.store;
@@ -167,7 +177,7 @@ export async function runDoctorChecks(
             ]),
           ]),
     ]);
-    results.push(slack, supplier, ...keys.flat(), database);
+    results.push(slack, supplier, ...keys.flat(), webhookSecrets, database);
 
     const store = database.status === "fail" ? null : held.store;
     const [failedJobs, orphans] = await Promise.all([
@@ -254,25 +264,4 @@ function describeConfig(config: Config): string {
     ? `key from secret ${config.apiKey.secretId}`
     : "key from SUPPLIER_API_KEY";
   return `valid (${config.env}; Slack ${config.slack.mode} mode; supplier ${config.supplier.environment}; ${key}; ${store})`;
-}
-
-/** Every secret value the environment holds, so no check detail can echo one. */
-function secretsIn(env: Record<string, string | undefined>): string[] {
-  const out: string[] = [];
-  for (const name of ["SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "SUPPLIER_API_KEY"]) {
-    const value = env[name];
-    if (value) out.push(value);
-  }
-  for (const secret of (env.WEBHOOK_SECRETS ?? "").split(/[\s,]+/)) if (secret) out.push(secret);
-  const databaseUrl = env.DATABASE_URL;
-  if (databaseUrl) {
-    try {
-      const password = decodeURIComponent(new URL(databaseUrl).password);
-      if (password) out.push(password);
-    } catch {
-      // Not a URL: the config check reports it; the whole value is scrubbed below.
-    }
-    out.push(databaseUrl);
-  }
-  return out;
 }

@@ -6,14 +6,22 @@
  * - accepted → `received` with the correlationId;
  * - refused (VALIDATION_FAILED, DUPLICATE_ORDER, our copy of the rules) → `failed` with the reasons; the agent
  *   fixes and resubmits (no retry: the same request would be refused again);
- * - supplier unavailable, rate limited, key rejected, secret unreadable → rethrown so the queue retries with
- *   backoff, and the message says "retrying automatically"; on the last attempt → `failed`;
+ * - supplier unavailable, rate limited, secret unreadable → rethrown so the queue retries with backoff, and the
+ *   message says "retrying automatically"; on the last attempt → `failed`;
+ * - key rejected (401) even after re-reading the key and trying the previous version (`withApiKey`) → `failed`
+ *   with the admin channel alerted once: a 4xx is never retried; the agent resubmits once the key is fixed;
  * - anything that can never succeed (bad configuration, a response we cannot read) → `failed`, no retry.
+ *
+ * A final state (placed, rejected, failed) that Slack cannot show right now is not left unseen: a `show` job on
+ * the same queue shows it again later, and only shows (it never places).
  */
 import { type Logger, pino } from "pino";
 import type { Customer } from "../config/catalog.ts";
 import type { Profile } from "../config/customer-schema.ts";
 import { PermanentJobError, RetryLaterError } from "../jobs/errors.ts";
+import { jobId } from "../jobs/ids.ts";
+import type { Jobs } from "../jobs/jobs.ts";
+import { QUEUES } from "../jobs/queues.ts";
 import type { JobContext } from "../jobs/worker.ts";
 import { isSecretsError } from "../secrets/errors.ts";
 import type { ApiKeyProvider } from "../secrets/types.ts";
@@ -42,7 +50,7 @@ import {
   UnauthorizedError,
 } from "../supplier/errors.ts";
 import { InvalidJobDataError } from "./errors.ts";
-import type { OrderChange, OrderNotifier } from "./ports.ts";
+import type { OrderChange, OrderNotifier, PlacementMetrics } from "./ports.ts";
 import { showOrder } from "./show-order.ts";
 import type { PlaceOrderJobData } from "./submit.ts";
 
@@ -54,6 +62,11 @@ export interface PlaceOrderDeps {
   /** The deployment's secret id, for profiles that do not name their own. */
   defaultSecretId: string;
   notifier: OrderNotifier;
+  /** Schedules the `show` job when a final state could not be shown. */
+  jobs: Pick<Jobs, "send">;
+  /** How long a final state Slack could not show waits before the `show` job (default 30 s). */
+  showAgainAfterMs?: number;
+  metrics?: PlacementMetrics;
   /**
    * Runs once the supplier accepted the order and it is shown: attaches supplier events that arrived before
    * the placement was recorded (they carry a correlationId we did not know yet).
@@ -68,7 +81,6 @@ function isTransient(error: unknown): boolean {
     error instanceof SupplierUnavailableError ||
     error instanceof SupplierServerError ||
     error instanceof RateLimitedError ||
-    error instanceof UnauthorizedError ||
     // Secrets Manager unreachable or throttled (src/secrets/errors.ts)
     (error as { code?: unknown } | null)?.code === "SECRET_UNAVAILABLE"
   );
@@ -89,10 +101,36 @@ function errorRecord(error: unknown): Record<string, unknown> {
   return { message: String(error) };
 }
 
-function retryReason(error: unknown): string {
-  if (error instanceof UnauthorizedError) {
-    return "the supplier rejected our API key; an admin has been alerted. Retrying automatically.";
+/** How long a final state that Slack could not show waits before the `show` job tries again. */
+const SHOW_AGAIN_AFTER_MS = 30_000;
+
+/** Job data of a `show` job: show the order's final state again, never place it. */
+export interface ShowOrderJobData {
+  orderId: string;
+  show: true;
+}
+
+function isShowJob(data: unknown): data is ShowOrderJobData {
+  return (data as { show?: unknown } | null)?.show === true;
+}
+
+/** The change that shows an order's current state, when that state is final. */
+function finalChange(order: Order): OrderChange | null {
+  if (order.status === "failed") {
+    return (order.lastError as { kind?: unknown } | null)?.kind === "rejected"
+      ? { kind: "rejected" }
+      : { kind: "failed" };
   }
+  if (order.status === "queued" || order.status === "placing") return null;
+  return { kind: "placed" };
+}
+
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : "UNKNOWN";
+}
+
+function retryReason(error: unknown): string {
   if (error instanceof RateLimitedError) return "the supplier asked us to slow down. Retrying automatically.";
   if ((error as { code?: unknown } | null)?.code === "SECRET_UNAVAILABLE") {
     return "the API key could not be read from the secrets store. Retrying automatically.";
@@ -108,7 +146,7 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
     await deps.notifier.alertAdmins({
       key: `unauthorized:${report.secretId}:${keys}`,
       title: "The supplier rejects our API key",
-      text: `The supplier answered 401 to every key we have for secret ${report.secretId}: ${keys}. Orders are queued and retried automatically. Store a valid key as the secret's new AWSCURRENT version (docs/secrets.md).`,
+      text: `The supplier answered 401 to every key we have for secret ${report.secretId}: ${keys}. Orders placed meanwhile are not placed; their messages say so and agents can resubmit them once a valid key is stored as the secret's new AWSCURRENT version (docs/secrets.md).`,
     });
   });
 
@@ -122,9 +160,48 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
     return order;
   }
 
+  /**
+   * Shows a final state. If Slack cannot show it even after `showOrder`'s own retries, a `show` job tries
+   * again later, so the agent is never left with "placing…" on an order that ended.
+   */
+  async function publishFinal(order: Order, change: OrderChange, log: Logger): Promise<Order> {
+    try {
+      return await showOrder(deps.store, deps.notifier, order, change);
+    } catch (error) {
+      log.warn(
+        { err: error, change: change.kind },
+        "could not show the order's outcome in Slack; showing it later",
+      );
+      await scheduleShow(order, log);
+      return order;
+    }
+  }
+
+  async function scheduleShow(order: Order, log: Logger): Promise<void> {
+    const data: ShowOrderJobData = { orderId: order.id, show: true };
+    try {
+      await deps.jobs.send(QUEUES.placeOrder, data, {
+        id: jobId(QUEUES.placeOrder, order.id, "show", order.statusAt.toISOString()),
+        startAfter: new Date(Date.now() + (deps.showAgainAfterMs ?? SHOW_AGAIN_AFTER_MS)),
+      });
+    } catch (error) {
+      log.error({ err: error }, "could not schedule showing the order's outcome again");
+    }
+  }
+
+  /** The `show` job: the order ended but Slack could not show it; throws (the queue retries) until it can. */
+  async function showAgain(orderId: string, log: Logger): Promise<void> {
+    const order = await getOrder(deps.store, orderId);
+    const change = order && finalChange(order);
+    if (!order || !change) return;
+    await showOrder(deps.store, deps.notifier, order, change);
+    log.info({ change: change.kind }, "showed the order's outcome in Slack");
+  }
+
   async function fail(order: Order, error: object, log: Logger): Promise<never> {
+    deps.metrics?.failed(errorCode(error));
     const failed = (await markFailed(deps.store, order.id, error)) ?? order;
-    await publish(failed, { kind: "failed" }, log);
+    await publishFinal(failed, { kind: "failed" }, log);
     throw new PermanentJobError(
       `order ${order.id} failed: ${String((error as { message?: unknown }).message)}`,
     );
@@ -138,6 +215,7 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
       });
     }
     const log = baseLogger.child({ orderId: data.orderId, jobId: job.id, attempt: job.attempt });
+    if (isShowJob(data)) return showAgain(data.orderId, log);
     const found = await getOrder(deps.store, data.orderId);
     if (!found) throw new PermanentJobError(`order ${data.orderId} does not exist`);
     let order = await markPlacing(deps.store, found.id);
@@ -191,7 +269,8 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
         placedEarlier: result.placedEarlier,
       });
       log.info({ correlationId: result.correlationId, placedEarlier: result.placedEarlier }, "order placed");
-      const shown = await publish(placed ?? order, { kind: "placed" }, log);
+      deps.metrics?.placed(order.source);
+      const shown = await publishFinal(placed ?? order, { kind: "placed" }, log);
       await deps.onPlaced?.(shown);
     } catch (error) {
       if (job.signal.aborted) throw error; // shutting down or timed out: the queue runs it again
@@ -209,7 +288,9 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
       // An earlier run timed out or hit a 5xx after sending: the supplier has our order under this number.
       const placed = await markPlaced(deps.store, order.id, { correlationId: null, placedEarlier: true });
       log.warn("DUPLICATE_ORDER after an uncertain earlier attempt: treating the order as placed");
-      await publish(placed ?? order, { kind: "placed" }, log);
+      deps.metrics?.placed(order.source);
+      const shown = await publishFinal(placed ?? order, { kind: "placed" }, log);
+      await deps.onPlaced?.(shown);
       return;
     }
     if (
@@ -223,7 +304,8 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
         ...(error instanceof DuplicateOrderError ? {} : { details: error.details }),
       });
       log.info({ code: error.code }, "the supplier rejected the order");
-      await publish(rejected ?? order, { kind: "rejected" }, log);
+      deps.metrics?.rejected(error instanceof LocalValidationError ? "VALIDATION_FAILED" : error.code);
+      await publishFinal(rejected ?? order, { kind: "rejected" }, log);
       return;
     }
     if (isTransient(error)) {
@@ -239,6 +321,7 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
         log.error({ err: error }, "placement retries exhausted");
         return fail(updated, { ...errorRecord(error), maybePlaced, retriesExhausted: true }, log);
       }
+      deps.metrics?.failed(errorCode(error));
       await publish(updated, { kind: "retrying", reason: retryReason(error) }, log);
       const retryAfterMs = (error as { retryAfterMs?: unknown }).retryAfterMs;
       if (error instanceof RateLimitedError && typeof retryAfterMs === "number") {
@@ -254,6 +337,21 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
       await deps.notifier
         .alertAdmins({ key: `key:${error.code}`, title: "Supplier API key problem", text: error.message })
         .catch((e) => log.warn({ err: e }, "admin alert failed"));
+    }
+    if (error instanceof UnauthorizedError) {
+      // withApiKey re-read the key and tried the previous version; the admins are alerted (once per key set).
+      log.error({ err: error }, "the supplier rejects every API key we have; the order is not placed");
+      const maybePlaced = order.lastError?.maybePlaced === true;
+      return fail(
+        order,
+        {
+          ...errorRecord(error),
+          message:
+            "the supplier rejected our API key, so the order was not placed. An admin has been alerted; resubmit once the key is fixed",
+          ...(maybePlaced ? { maybePlaced } : {}),
+        },
+        log,
+      );
     }
     log.error({ err: error }, "placement failed and cannot succeed by retrying");
     return fail(order, errorRecord(error), log);

@@ -38,3 +38,13 @@ export interface OrderNotifier {
   findPublished?(order: Order): Promise<OriginMessage | null>;
   alertAdmins(alert: AdminAlert): Promise<void>;
 }
+
+/** What placement counts (src/metrics.ts implements it with Prometheus counters). */
+export interface PlacementMetrics {
+  /** The supplier accepted the order (or a retry proved an earlier attempt had placed it). */
+  placed(source: string): void;
+  /** The supplier, or our copy of its rules, refused the order: `reason` is the error code. */
+  rejected(reason: string): void;
+  /** A placement attempt failed for a reason other than the order itself (retried or final). */
+  failed(reason: string): void;
+}

@@ -10,11 +10,13 @@ import { type Logger, pino } from "pino";
 import type { Customer } from "../config/catalog.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import { slackSdkLogger } from "../log.ts";
+import type { Metrics } from "../metrics.ts";
 import { type Authorizer, createAuthorizer } from "../orders/authorization.ts";
 import type { OrderNotifier } from "../orders/ports.ts";
 import type { SubmitDeps } from "../orders/submit.ts";
 import type { Store } from "../store/db.ts";
 import type { SlackContext } from "./context.ts";
+import { createHomeRefresher, type HomeRefresher } from "./home.ts";
 import { registerListeners } from "./listeners/index.ts";
 import { createSlackNotifier } from "./notifier.ts";
 import { refuseFutureRequests } from "./request-age.ts";
@@ -51,6 +53,10 @@ export interface CreateSlackAppOptions {
   timeZone?: string;
   /** More listeners (the Workflow Builder step), registered after ours with the same context. */
   register?: (app: App, ctx: SlackContext) => void;
+  /** Counts the notifier's posts, updates and 429s (`slackPosts`, `slackRateLimited`). */
+  metrics?: Pick<Metrics, "slackPosts" | "slackRateLimited">;
+  /** App Home refreshes after an order changed, per user, are coalesced within this window (default 1 s). */
+  homeDebounceMs?: number;
 }
 
 export interface SlackApp {
@@ -62,6 +68,8 @@ export interface SlackApp {
   receiver: HTTPReceiver | null;
   /** Give this to `placeOrderJob`. */
   notifier: OrderNotifier;
+  /** Re-publishes a requester's App Home after their order changed (the post-update worker's `onOrderChanged`). */
+  home: HomeRefresher;
   context: SlackContext;
   /** Socket Mode: connects. HTTP mode: nothing to do (the shared server listens). */
   start(): Promise<void>;
@@ -158,6 +166,13 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     logger,
     now,
     timeZone: context.timeZone,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  });
+  const home = createHomeRefresher({
+    store: options.store,
+    client,
+    logger,
+    ...(options.homeDebounceMs !== undefined ? { debounceMs: options.homeDebounceMs } : {}),
   });
 
   return {
@@ -166,11 +181,13 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     receiver,
     requestListener: receiver ? refuseFutureRequests(receiver.requestListener) : null,
     notifier,
+    home,
     context,
     async start() {
       if (options.mode === "socket") await app.start();
     },
     async stop() {
+      home.stop();
       if (options.mode === "socket") await app.stop();
     },
   };

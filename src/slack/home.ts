@@ -1,6 +1,7 @@
 /** Publishing App Home's "My orders" for a user (on app_home_opened, and by anyone whose change shows there). */
 import type { webApi } from "@slack/bolt";
-import { listRecentOrdersForUser } from "../store/repositories/orders.ts";
+import { type Logger, pino } from "pino";
+import { listRecentOrdersForUser, type Order } from "../store/repositories/orders.ts";
 import { buildHomeView, HOME_ORDER_LIMIT } from "./blocks/home.ts";
 import type { SlackContext } from "./context.ts";
 
@@ -11,4 +12,61 @@ export async function publishHome(
 ): Promise<void> {
   const orders = await listRecentOrdersForUser(ctx.store, userId, HOME_ORDER_LIMIT);
   await client.views.publish({ user_id: userId, view: buildHomeView(orders) });
+}
+
+/** Keeps a requester's Home tab in step with their orders: `orderChanged` after the order changed in the store. */
+export interface HomeRefresher {
+  /** Re-publishes the requester's Home soon (debounced per user). Never throws; failures are logged. */
+  orderChanged(order: Pick<Order, "requestedBy" | "source">): void;
+  /** Drops pending refreshes (shutdown). */
+  stop(): void;
+}
+
+export interface HomeRefresherOptions {
+  store: SlackContext["store"];
+  client: webApi.WebClient;
+  /**
+   * Changes to one user's orders within this window become one `views.publish` (default 1 s): a burst of
+   * supplier events (picked, packed, shipped) costs one call, well within `views.publish`'s rate limit.
+   */
+  debounceMs?: number;
+  logger?: Logger;
+}
+
+const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
+
+export function createHomeRefresher(options: HomeRefresherOptions): HomeRefresher {
+  const debounceMs = options.debounceMs ?? 1000;
+  const logger = options.logger ?? pino({ level: "silent" });
+  const pending = new Map<string, NodeJS.Timeout>();
+
+  async function publish(userId: string): Promise<void> {
+    try {
+      // Reads the user's orders when it runs, so the refresh shows everything that changed while it waited.
+      await publishHome({ store: options.store }, options.client, userId);
+    } catch (error) {
+      logger.warn({ err: error, userId }, "could not refresh the user's App Home");
+    }
+  }
+
+  function run(userId: string): void {
+    pending.delete(userId);
+    void publish(userId);
+  }
+
+  return {
+    orderChanged(order) {
+      // Workflow (and command-line) orders record the bot, not a person, as requester: no Home to refresh.
+      if (order.source === "workflow" || order.source === "cli") return;
+      const userId = order.requestedBy;
+      if (!SLACK_USER_ID.test(userId) || pending.has(userId)) return;
+      const timer = setTimeout(() => run(userId), debounceMs);
+      timer.unref();
+      pending.set(userId, timer);
+    },
+    stop() {
+      for (const timer of pending.values()) clearTimeout(timer);
+      pending.clear();
+    },
+  };
 }

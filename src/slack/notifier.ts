@@ -1,15 +1,18 @@
 /**
  * The Slack side of `OrderNotifier`: the order's message in its channel (or, for the message shortcut, in the
  * ticket message's thread), kept up to date with `chat.update`; a DM to the requester when the bot cannot post
- * in the channel, saying how to fix it; admin alerts in the admin channel, each sent once.
+ * in the channel, saying how to fix it (not for workflow orders: their requester is the bot, so the admin
+ * channel is told instead); admin alerts in the admin channel, each sent once. Every post and update, and every
+ * 429, is counted in the same Prometheus counters the post-update worker uses.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { webApi } from "@slack/bolt";
 import { type Logger, pino } from "pino";
 import type { Customer } from "../config/catalog.ts";
+import type { Metrics } from "../metrics.ts";
 import type { AdminAlert, OrderChange, OrderNotifier } from "../orders/ports.ts";
 import type { Order, OriginMessage } from "../store/repositories/orders.ts";
-import { orderMessage } from "./blocks/order-message.ts";
+import { orderMessage, recipientUserId } from "./blocks/order-message.ts";
 import { escapeMrkdwn } from "./blocks/text.ts";
 import { isCannotPostHere } from "./web-errors.ts";
 
@@ -21,6 +24,8 @@ export interface SlackNotifierOptions {
   logger?: Logger;
   now?: () => Date;
   timeZone?: string;
+  /** `order_desk_slack_posts_total` / `order_desk_slack_rate_limited_total`, by Web API method. */
+  metrics?: Pick<Metrics, "slackPosts" | "slackRateLimited">;
 }
 
 /** `metadata.event_type` of an order's message; `event_payload.order_id` names the order. */
@@ -32,27 +37,59 @@ const HISTORY_PAGE = 200;
 /** Calls refused with 429 are tried this many times in all, each after its Retry-After. */
 const RATE_LIMITED_ATTEMPTS = 4;
 
+type SlackMetrics = NonNullable<SlackNotifierOptions["metrics"]>;
+
 /**
  * Slack answered 429: it did not take the call, so waiting for Retry-After and calling again cannot show a
  * message twice (unlike a retry after a timeout or a dropped connection, which this client never makes).
+ * Each 429 is counted under `method`.
  */
-async function patiently<T>(call: () => Promise<T>): Promise<T> {
+async function patiently<T>(
+  metrics: SlackMetrics | undefined,
+  method: string,
+  call: () => Promise<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await call();
     } catch (error) {
-      if (!(error instanceof webApi.WebAPIRateLimitedError) || attempt >= RATE_LIMITED_ATTEMPTS) throw error;
+      if (!(error instanceof webApi.WebAPIRateLimitedError)) throw error;
+      metrics?.slackRateLimited.inc({ method });
+      if (attempt >= RATE_LIMITED_ATTEMPTS) throw error;
       await sleep(Math.max(1, error.retryAfter) * 1000);
     }
   }
+}
+
+/** An alert's text, escaped, except for Slack's own channel and user references (`<#C…>`, `<@U…>`). */
+function alertText(text: string): string {
+  return escapeMrkdwn(text).replace(/&lt;([#@][A-Z0-9]+)&gt;/g, "<$1>");
 }
 
 export function cannotPostNote(channelId: string): string {
   return `:warning: I could not post this order in <#${channelId}>: Order Desk is not a member of that channel. Add it with \`/invite @Order Desk\` there so the next orders appear in the channel. This order's updates will follow here.`;
 }
 
+/** The admin alert when a workflow order cannot be shown in its channel (there is no person to DM instead). */
+export function workflowCannotPostAlert(
+  order: Order,
+  channelId: string,
+  recipient: string | null,
+): AdminAlert {
+  const ticket = order.customerReference ? ` for ${order.customerReference}` : "";
+  return {
+    key: `workflow-cannot-post:${order.id}:${channelId}`,
+    title: `Workflow order ${order.externalDocumentNumber}: its channel refuses the order's message`,
+    text:
+      `Order ${order.externalDocumentNumber}${ticket}, placed by a workflow's "Place IT order" step, cannot be posted in <#${channelId}>: ` +
+      "Order Desk is not a member of that channel (or it was archived). Add it with /invite @Order Desk there: the " +
+      "order's message and its shipping updates then appear in the channel. The order itself is not affected" +
+      `${recipient ? `; it is for <@${recipient}>` : ""}.`,
+  };
+}
+
 export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifier {
-  const { client, customer } = options;
+  const { client, customer, metrics } = options;
   const logger = options.logger ?? pino({ level: "silent" });
   const now = options.now ?? (() => new Date());
   const alerted = new Set<string>();
@@ -66,7 +103,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
 
   async function post(order: Order, channel: string, threadTs: string | null, note?: string) {
     const message = render(order, note);
-    const res = await patiently(() =>
+    const res = await patiently(metrics, "chat.postMessage", () =>
       client.chat.postMessage({
         channel,
         text: message.text,
@@ -76,6 +113,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
         metadata: { event_type: ORDER_MESSAGE_EVENT_TYPE, event_payload: { order_id: order.id } },
       }),
     );
+    metrics?.slackPosts.inc({ method: "chat.postMessage" });
     if (!res.ts || !res.channel) throw new Error("chat.postMessage answered without channel or ts");
     return { channel: res.channel, ts: res.ts };
   }
@@ -94,13 +132,46 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
     do {
       const args = { channel, limit: HISTORY_PAGE, include_all_metadata: true, ...(cursor && { cursor }) };
       const page = threadTs
-        ? await patiently(() => client.conversations.replies({ ...args, ts: threadTs }))
-        : await patiently(() => client.conversations.history({ ...args, oldest }));
+        ? await patiently(metrics, "conversations.replies", () =>
+            client.conversations.replies({ ...args, ts: threadTs }),
+          )
+        : await patiently(metrics, "conversations.history", () =>
+            client.conversations.history({ ...args, oldest }),
+          );
       const found = (page.messages ?? []).find(isOurs(order));
       if (found?.ts) return found.ts;
       cursor = page.response_metadata?.next_cursor || undefined;
     } while (cursor);
     return null;
+  }
+
+  async function alertAdmins(alert: AdminAlert): Promise<void> {
+    if (alerted.has(alert.key)) return;
+    alerted.add(alert.key);
+    try {
+      await patiently(metrics, "chat.postMessage", () =>
+        client.chat.postMessage({
+          channel: options.adminChannel,
+          text: `:rotating_light: ${alert.title}: ${alert.text}`,
+          blocks: [
+            {
+              type: "section",
+              text: {
+                type: "mrkdwn",
+                text: `:rotating_light: *${escapeMrkdwn(alert.title)}*\n${alertText(alert.text)}`.slice(
+                  0,
+                  3000,
+                ),
+              },
+            },
+          ],
+        }),
+      );
+      metrics?.slackPosts.inc({ method: "chat.postMessage" });
+    } catch (error) {
+      alerted.delete(alert.key); // let the next occurrence try again
+      throw error;
+    }
   }
 
   return {
@@ -141,7 +212,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
       if (order.slackChannelId && order.slackMessageTs) {
         const message = render(order);
         const { slackChannelId, slackMessageTs } = order;
-        await patiently(() =>
+        await patiently(metrics, "chat.update", () =>
           client.chat.update({
             channel: slackChannelId,
             ts: slackMessageTs,
@@ -149,6 +220,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
             blocks: message.blocks,
           }),
         );
+        metrics?.slackPosts.inc({ method: "chat.update" });
         return null;
       }
       const teamId = order.slackTeamId;
@@ -159,6 +231,19 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
         return { teamId, channelId: posted.channel, messageTs: posted.ts, threadTs: order.slackThreadTs };
       } catch (error) {
         if (!isCannotPostHere(error) || channel === order.requestedBy) throw error;
+        if (order.source === "workflow") {
+          // The requester is the bot itself: a DM would go nowhere. The step checked the channel when it started;
+          // it changed since. Tell the admins how to fix it; the message is posted once the bot is back in the
+          // channel (the next change, or the post-update worker's missing-message recovery).
+          logger.warn(
+            { orderId: order.id, channel, change: change.kind },
+            "cannot post a workflow order's message in its channel; alerting the admins",
+          );
+          await alertAdmins(workflowCannotPostAlert(order, channel, recipientUserId(order))).catch(
+            (alertError: unknown) => logger.error({ err: alertError }, "could not alert the admins"),
+          );
+          throw error;
+        }
         logger.warn(
           { orderId: order.id, channel, change: change.kind },
           "cannot post in the order's channel; sending the confirmation to the requester's DM",
@@ -169,32 +254,6 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
       }
     },
 
-    async alertAdmins(alert: AdminAlert): Promise<void> {
-      if (alerted.has(alert.key)) return;
-      alerted.add(alert.key);
-      try {
-        await patiently(() =>
-          client.chat.postMessage({
-            channel: options.adminChannel,
-            text: `:rotating_light: ${alert.title}: ${alert.text}`,
-            blocks: [
-              {
-                type: "section",
-                text: {
-                  type: "mrkdwn",
-                  text: `:rotating_light: *${escapeMrkdwn(alert.title)}*\n${escapeMrkdwn(alert.text)}`.slice(
-                    0,
-                    3000,
-                  ),
-                },
-              },
-            ],
-          }),
-        );
-      } catch (error) {
-        alerted.delete(alert.key); // let the next occurrence try again
-        throw error;
-      }
-    },
+    alertAdmins,
   };
 }

@@ -1,12 +1,13 @@
 /**
  * The Order Placement API client: `POST {base}/orders/create` over an injected undici dispatcher (keep-alive),
- * with a per-attempt timeout, caller cancellation, retries per `retry.ts`, and one response→outcome mapping
- * (`outcome.ts`). Before any byte leaves the process it checks the key's shape and environment against the
- * target, and the request against the supplier's rules and our size limits.
+ * with one hard deadline per attempt (connection, headers and body), caller cancellation, retries per
+ * `retry.ts`, and one response→outcome mapping (`outcome.ts`). Before any byte leaves the process it checks
+ * the key's shape and environment against the target, and the request against the supplier's rules and our
+ * size limits.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import pino, { type Logger } from "pino";
-import { Agent, type Dispatcher, request } from "undici";
+import { Agent, type Dispatcher } from "undici";
 import {
   DuplicateOrderError,
   LocalValidationError,
@@ -14,7 +15,12 @@ import {
   SupplierServerError,
   SupplierUnavailableError,
 } from "./errors.ts";
-import { assertKeyMatchesEnvironment, type ParsedApiKey, type SupplierEnvironment } from "./keys.ts";
+import {
+  assertKeyMatchesEnvironment,
+  type ParsedApiKey,
+  type SupplierEnvironment,
+  scrubApiKey,
+} from "./keys.ts";
 import { interpretResponse, type ResponseHeaders } from "./outcome.ts";
 import { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from "./retry.ts";
 import { checkOrderRequest, ROOT_PATH } from "./rules.ts";
@@ -32,7 +38,6 @@ const NOT_SENT_CODES: ReadonlySet<string> = new Set([
   "ENETUNREACH",
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
-const TIMEOUT_CODES: ReadonlySet<string> = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
 
 export interface SupplierClientOptions {
   /** API root; `/orders/create` is appended. */
@@ -42,7 +47,10 @@ export interface SupplierClientOptions {
   /** Shared connection pool; by default the client owns a keep-alive Agent (closed by `close()`). */
   dispatcher?: Dispatcher;
   retry?: Partial<RetryPolicy>;
-  /** Per attempt, headers and body included. Default 15 s. */
+  /**
+   * Hard limit per attempt, from the call to the last body byte: waiting for a connection, connecting, sending,
+   * headers and body. Default 15 s.
+   */
   timeoutMs?: number;
   /** Injected for tests: wait between attempts (must reject when `signal` aborts). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -82,6 +90,9 @@ interface CallContext {
   environment: SupplierEnvironment;
 }
 
+/** The request headers for one key: built when the key is first checked, then reused by every call with it. */
+type RequestHeaders = Record<string, string>;
+
 type AttemptResult =
   | { kind: "response"; status: number; headers: ResponseHeaders; text: string }
   | { kind: "failed"; error: SupplierUnavailableError; maybeProcessed: boolean };
@@ -107,7 +118,9 @@ export class SupplierClient {
   private readonly now: () => number;
   private readonly logger: Logger;
   private readonly userAgent: string;
-  private checkedKey: { value: string; parsed: ParsedApiKey } | null = null;
+  private readonly origin: string;
+  private readonly path: string;
+  private checkedKey: { value: string; parsed: ParsedApiKey; headers: RequestHeaders } | null = null;
 
   constructor(options: SupplierClientOptions) {
     const base = new URL(String(options.baseUrl));
@@ -121,6 +134,8 @@ export class SupplierClient {
     }
     if (!base.pathname.endsWith("/")) base.pathname += "/";
     this.endpoint = new URL("orders/create", base);
+    this.origin = this.endpoint.origin;
+    this.path = this.endpoint.pathname;
     this.environment = options.environment;
     this.ownsDispatcher = options.dispatcher === undefined;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -149,7 +164,7 @@ export class SupplierClient {
     options: CreateOrderOptions,
   ): Promise<CreateOrderResult> {
     const { apiKey, signal } = options;
-    const key = this.checkKey(apiKey);
+    const { parsed: key, headers } = this.checkKey(apiKey);
     const checked = checkOrderRequest(input);
     if (!checked.ok) throw new LocalValidationError(checked.details);
     const body = JSON.stringify(checked.value);
@@ -169,7 +184,7 @@ export class SupplierClient {
     let maybePlaced = false;
     for (let attempt = 1; ; attempt++) {
       signal?.throwIfAborted();
-      const result = await this.attempt(body, apiKey, signal);
+      const result = await this.attempt(body, headers, apiKey, signal);
       let error: unknown;
       if (result.kind === "response") {
         const outcome = interpretResponse(result.status, result.headers, result.text, {
@@ -240,8 +255,9 @@ export class SupplierClient {
           },
         );
       }
+      // `last.message` is scrubbed already (outcome.ts, sanitizeCause); again costs nothing on this path.
       throw new SupplierUnavailableError(
-        `The supplier is unavailable: ${attempt} attempt(s) failed, the last with: ${last.message} Try again later.`,
+        `The supplier is unavailable: ${attempt} attempt(s) failed, the last with: ${scrubApiKey(last.message, apiKey)} Try again later.`,
         { reason: "retries_exhausted", attempts: attempt, cause: last },
       );
     }
@@ -252,70 +268,98 @@ export class SupplierClient {
     if (this.logger.isLevelEnabled(level)) this.logger[level]({ ...context, ...fields }, message);
   }
 
-  /** The key's shape and environment; the same key comes with every call, so its check is kept. */
-  private checkKey(apiKey: string): ParsedApiKey {
-    if (this.checkedKey?.value !== apiKey) {
-      this.checkedKey = { value: apiKey, parsed: assertKeyMatchesEnvironment(apiKey, this.environment) };
-    }
-    return this.checkedKey.parsed;
-  }
-
   /**
-   * One HTTP exchange. Transport failures become a result; the caller's abort is rethrown as is.
-   *
-   * The attempt's time limit is undici's own: the connection (the Agent's connect timeout), the headers
-   * (`headersTimeout`) and the body (`bodyTimeout` between chunks, plus a deadline checked as it arrives). No
-   * timeout signal is made per attempt (`AbortSignal.timeout` + `AbortSignal.any` cost more than the rest of
-   * the client's own work); the caller's signal, when there is one, is handed to undici as it is.
+   * The key's shape and environment, and the request headers carrying it; the same key comes with every call, so
+   * both are kept.
    */
-  private async attempt(
-    body: string,
-    apiKey: string,
-    signal: AbortSignal | undefined,
-  ): Promise<AttemptResult> {
-    const deadline = performance.now() + this.timeoutMs;
-    let sent = false;
-    try {
-      const response = await request(this.endpoint, {
-        method: "POST",
-        dispatcher: this.dispatcher,
+  private checkKey(apiKey: string): { parsed: ParsedApiKey; headers: RequestHeaders } {
+    if (this.checkedKey?.value !== apiKey) {
+      this.checkedKey = {
+        value: apiKey,
+        parsed: assertKeyMatchesEnvironment(apiKey, this.environment),
         headers: {
           "content-type": "application/json",
           accept: "application/json",
           "user-agent": this.userAgent,
           "x-api-key": apiKey,
         },
-        body,
-        ...(signal ? { signal } : {}),
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
+      };
+    }
+    return this.checkedKey;
+  }
+
+  /**
+   * One HTTP exchange under one deadline. Transport failures and the deadline become a result; the caller's abort
+   * is rethrown as is (its `reason`).
+   *
+   * The deadline is a single timer per attempt, armed before the request and cleared once the body is read (or
+   * the attempt fails): it covers waiting for a connection, connecting, sending, the headers and the whole body,
+   * however slowly the bytes drip. When it fires it aborts the attempt's controller (undici then tears down the
+   * request or the body) and rejects the pending request itself, since undici only notices an abort once the
+   * request is on a connection. undici's own `headersTimeout` / `bodyTimeout` are off (0): the body timeout
+   * restarts with every chunk, and the deadline already bounds both. No `AbortSignal.timeout` / `AbortSignal.any`:
+   * they cost more, and on Node 20 a timeout signal only a composite holds can be collected before it fires.
+   * The promise and its callback below replace undici's own promise wrapper (`request()` without a callback), so
+   * the timer and the controller are all an attempt adds.
+   */
+  private async attempt(
+    body: string,
+    headers: RequestHeaders,
+    apiKey: string,
+    signal: AbortSignal | undefined,
+  ): Promise<AttemptResult> {
+    const control = new AttemptControl();
+    const timer = setTimeout(expire, this.timeoutMs, control, this.timeoutMs);
+    signal?.addEventListener("abort", control);
+    let answered = false;
+    try {
+      const response = await new Promise<Dispatcher.ResponseData>((resolve, reject) => {
+        control.reject = reject;
+        this.dispatcher.request(
+          {
+            origin: this.origin,
+            path: this.path,
+            method: "POST",
+            headers,
+            body,
+            signal: control.signal,
+            headersTimeout: 0,
+            bodyTimeout: 0,
+          },
+          (error, data) => (error ? reject(error) : resolve(data)),
+        );
       });
-      sent = true;
-      const text = await readCapped(response, MAX_RESPONSE_BYTES, deadline);
+      answered = true;
+      const text = await readCapped(response, MAX_RESPONSE_BYTES);
       return { kind: "response", status: response.statusCode, headers: response.headers, text };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       if (error instanceof ProtocolError) throw error;
-      const code = errorCode(error);
-      if (error instanceof AttemptDeadlineError || (code !== undefined && TIMEOUT_CODES.has(code))) {
+      if (control.signal.aborted) {
+        // The deadline. Whether the request had left by then cannot be told from here: count it as maybe
+        // processed, like any timeout (a retry answering DUPLICATE_ORDER then means this attempt placed it).
         return {
           kind: "failed",
           maybeProcessed: true,
           error: new SupplierUnavailableError(
-            `The supplier did not answer within ${this.timeoutMs} ms${sent ? " (while reading the body)" : ""}.`,
-            { reason: "timeout", attempts: 1, cause: sanitizeCause(error) },
+            `The supplier did not answer within ${this.timeoutMs} ms${answered ? " (while reading the body)" : ""}.`,
+            { reason: "timeout", attempts: 1, cause: sanitizeCause(control.signal.reason, apiKey) },
           ),
         };
       }
+      const code = errorCode(error);
       const notSent = code !== undefined && NOT_SENT_CODES.has(code);
       return {
         kind: "failed",
         maybeProcessed: !notSent,
         error: new SupplierUnavailableError(
-          `Could not reach the supplier at ${this.endpoint.origin}: ${code ?? (error as Error)?.message ?? "connection failed"}.`,
-          { reason: "network", attempts: 1, cause: sanitizeCause(error) },
+          `Could not reach the supplier at ${this.origin}: ${code ?? scrubApiKey(String((error as Error)?.message ?? "connection failed"), apiKey)}.`,
+          { reason: "network", attempts: 1, cause: sanitizeCause(error, apiKey) },
         ),
       };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", control);
     }
   }
 
@@ -325,11 +369,35 @@ export class SupplierClient {
   }
 }
 
-/** The body took longer than the attempt's time limit (reported like undici's own timeouts). */
+/**
+ * One attempt's abort controller. It is also the listener that forwards the caller's abort (`handleEvent`, so no
+ * closure per attempt), and it can reject the attempt's pending request (`reject`).
+ */
+class AttemptControl extends AbortController {
+  reject: ((reason: unknown) => void) | null = null;
+
+  /** Aborts the request (or its body) and settles the request promise if it is still pending. */
+  stop(reason: unknown): void {
+    this.abort(reason);
+    this.reject?.(reason);
+  }
+
+  /** The caller's signal aborted. */
+  handleEvent(event: Event): void {
+    this.stop((event.target as AbortSignal).reason);
+  }
+}
+
+/** The attempt's deadline fired (a module-level function: the timer carries its arguments, no closure). */
+function expire(control: AttemptControl, timeoutMs: number): void {
+  control.stop(new AttemptDeadlineError(timeoutMs));
+}
+
+/** The attempt's deadline: becomes a SupplierUnavailableError with reason "timeout". */
 class AttemptDeadlineError extends Error {
   readonly code = "ATTEMPT_DEADLINE";
-  constructor() {
-    super("the response body did not arrive within the attempt's time limit");
+  constructor(timeoutMs: number) {
+    super(`the attempt did not complete (connection, headers and body) within ${timeoutMs} ms`);
     this.name = "AttemptDeadlineError";
   }
 }
@@ -349,15 +417,12 @@ function contentLength(headers: ResponseHeaders): number | null {
 }
 
 /**
- * Reads the body, refusing more than `limit` bytes (and releasing the connection either way) and giving up at
- * `deadline` (a performance.now() time). A body that announces its length (the API's small envelope) is read
- * in one go — undici fails it if fewer or more bytes come; one of unknown length is counted as it streams.
+ * Reads the body, refusing more than `limit` bytes (and releasing the connection either way). A body that
+ * announces its length (the API's small envelope) is read in one go — undici fails it if fewer or more bytes
+ * come; one of unknown length is counted as it streams. The attempt's deadline destroys the body, which ends
+ * either read with the deadline's error.
  */
-async function readCapped(
-  response: Dispatcher.ResponseData,
-  limit: number,
-  deadline: number,
-): Promise<string> {
+async function readCapped(response: Dispatcher.ResponseData, limit: number): Promise<string> {
   const { body, statusCode: status } = response;
   const declared = contentLength(response.headers);
   if (declared !== null) {
@@ -365,9 +430,7 @@ async function readCapped(
       body.destroy();
       throw tooLarge(status, limit);
     }
-    const bytes = Buffer.from(await body.arrayBuffer());
-    if (performance.now() > deadline) throw new AttemptDeadlineError();
-    return bytes.toString("utf8");
+    return Buffer.from(await body.arrayBuffer()).toString("utf8");
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -378,10 +441,6 @@ async function readCapped(
       body.destroy();
       throw tooLarge(status, limit);
     }
-    if (performance.now() > deadline) {
-      body.destroy();
-      throw new AttemptDeadlineError();
-    }
     chunks.push(buffer);
   }
   return Buffer.concat(chunks).toString("utf8");
@@ -389,11 +448,11 @@ async function readCapped(
 
 /**
  * Keeps what helps debugging (name, message, code) and drops the rest: transport errors can reference sockets and
- * request state we must not carry around, let alone log.
+ * request state we must not carry around, let alone log. The message is scrubbed of the key.
  */
-function sanitizeCause(error: unknown): Error {
-  if (!(error instanceof Error)) return new Error(String(error));
-  const copy = new Error(error.message);
+function sanitizeCause(error: unknown, apiKey: string): Error {
+  if (!(error instanceof Error)) return new Error(scrubApiKey(String(error), apiKey));
+  const copy = new Error(scrubApiKey(error.message, apiKey));
   copy.name = error.name;
   const code = errorCode(error);
   if (code !== undefined) (copy as Error & { code?: string }).code = code;

@@ -13,6 +13,7 @@ import {
   SupplierServerError,
   SupplierValidationError,
   UnauthorizedError,
+  type ValidationDetails,
 } from "./errors.ts";
 import { redactApiKey, scrubApiKey } from "./keys.ts";
 import { parseRetryAfter } from "./retry.ts";
@@ -23,7 +24,10 @@ export type ResponseHeaders = Record<string, string | string[] | undefined>;
 export interface InterpretContext {
   /** The number we sent: named by DuplicateOrderError. */
   externalDocumentNumber: string;
-  /** Used only to name the key in redacted form and to scrub it out of excerpts. */
+  /**
+   * Used only to name the key in redacted form and to scrub it out of everything the supplier sent back (error
+   * messages, validation details, excerpts) before it is put in an error.
+   */
   apiKey?: string;
   /** For `Retry-After` given as an HTTP date. */
   nowMs?: number;
@@ -35,10 +39,33 @@ export type Outcome =
 
 const EXCERPT_LENGTH = 200;
 
+/**
+ * Any text the supplier sent back, with the call's key replaced by its redacted form: a supplier (or a proxy in
+ * front of it) may echo our request headers in a message, a details entry or a page.
+ */
+function scrub(text: string, apiKey: string | undefined): string {
+  return apiKey ? scrubApiKey(text, apiKey) : text;
+}
+
 function excerpt(bodyText: string, apiKey: string | undefined): string | null {
   if (bodyText.length === 0) return null;
-  const scrubbed = apiKey ? scrubApiKey(bodyText, apiKey) : bodyText;
+  const scrubbed = scrub(bodyText, apiKey);
   return scrubbed.length > EXCERPT_LENGTH ? `${scrubbed.slice(0, EXCERPT_LENGTH)}…` : scrubbed;
+}
+
+/**
+ * The supplier's details map, field paths and messages scrubbed. Two paths that differ only by the key merge.
+ * Built with `Object.fromEntries`, so a `__proto__` path stays a plain entry.
+ */
+function scrubDetails(details: ValidationDetails, apiKey: string | undefined): ValidationDetails {
+  const scrubbed = new Map<string, string[]>();
+  for (const [path, messages] of Object.entries(details)) {
+    const key = scrub(path, apiKey);
+    const list = scrubbed.get(key) ?? [];
+    for (const message of messages) list.push(scrub(message, apiKey));
+    scrubbed.set(key, list);
+  }
+  return Object.fromEntries(scrubbed);
 }
 
 function parseJson(text: string): unknown {
@@ -95,14 +122,15 @@ export function interpretResponse(
         ),
       };
     }
-    const { code, message, details } = body.error;
+    const { code, details } = body.error;
+    const message = scrub(body.error.message, context.apiKey);
     switch (code) {
       case "VALIDATION_FAILED":
         return {
           ok: false,
           error: new SupplierValidationError(
             `The supplier rejected the order: ${message} Fix the listed fields and submit again.`,
-            details ?? {},
+            details ? scrubDetails(details, context.apiKey) : {},
             { correlationId },
           ),
         };

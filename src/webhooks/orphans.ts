@@ -10,6 +10,11 @@
  *   the log and to the admin channel. It also re-enqueues the posting of orders with events left unposted
  *   (and without a recorded posting error) for `stalledAfterMs`: the backstop for an event stored while a
  *   waiting job was relied on to post it (ingest.ts) and that job started too early.
+ *
+ * An orphan is marked reported only once the admin alert went out: a failed alert (Slack down, admin channel
+ * archived) is tried again by the next sweep. On PostgreSQL the reporting runs under a session advisory lock,
+ * so two replicas never alert about the same orphans; a crash between the alert and the mark can repeat it
+ * once (never lose it).
  */
 import { type Logger, pino } from "pino";
 import { jobId } from "../jobs/ids.ts";
@@ -17,6 +22,7 @@ import type { Jobs } from "../jobs/jobs.ts";
 import { QUEUES } from "../jobs/queues.ts";
 import type { AdminAlert } from "../orders/ports.ts";
 import { enqueuePostUpdate } from "../orders/updates/enqueue.ts";
+import { withTryAdvisoryLock } from "../store/advisory-lock.ts";
 import type { Queryable, Store } from "../store/db.ts";
 import {
   attachOrphans,
@@ -120,6 +126,33 @@ async function stalledOrders(
   return rows.map((r) => ({ id: r.id, orderId: r.order_id }));
 }
 
+/** Namespace of the reporting lock ("OD" + "OR"), so it never clashes with the order or job locks. */
+const REPORT_LOCK_NAMESPACE = 0x4f44_4f52;
+const REPORT_LOCK_KEY = 1;
+
+/**
+ * Runs `fn` as the only reporter, or returns null without running it: in this process, and on PostgreSQL under a
+ * session advisory lock held on a dedicated connection (released with the connection if a replica dies), skipped
+ * when another replica holds it. The embedded store belongs to one process.
+ */
+async function asOnlyReporter<T>(store: Store, fn: () => Promise<T>): Promise<T | null> {
+  // Another sweeper of this process is reporting (one per process in the app; tests may run more).
+  if (reportingHere.has(store)) return null;
+  reportingHere.add(store);
+  try {
+    return store.kind === "postgres" ? await underAdvisoryLock(store, fn) : await fn();
+  } finally {
+    reportingHere.delete(store);
+  }
+}
+
+const reportingHere = new WeakSet<Store>();
+
+async function underAdvisoryLock<T>(store: Store, fn: () => Promise<T>): Promise<T | null> {
+  const result = await withTryAdvisoryLock(store, REPORT_LOCK_NAMESPACE, REPORT_LOCK_KEY, fn);
+  return result.acquired ? result.value : null;
+}
+
 function describeOrphans(correlationId: string, events: StoredEvent[], orphanAfterMs: number): AdminAlert {
   const minutes = Math.max(1, Math.round(orphanAfterMs / 60_000));
   const documentNumbers = [
@@ -150,6 +183,35 @@ export function createOrphanSweeper(options: OrphanSweepOptions): OrphanSweeper 
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<SweepResult> | null = null;
 
+  /** Reports orphans older than `orphanAfterMs`, each group once its alert went out. Returns how many. */
+  async function reportOrphans(): Promise<number> {
+    const stale = await listOrphansOlderThan(options.store, new Date(now() - options.orphanAfterMs));
+    const groups = new Map<string, StoredEvent[]>();
+    for (const event of stale) {
+      groups.set(event.correlationId, [...(groups.get(event.correlationId) ?? []), event]);
+    }
+    let reported = 0;
+    for (const [correlationId, events] of groups) {
+      const alert = describeOrphans(correlationId, events, options.orphanAfterMs);
+      const eventIds = events.map((e) => e.id);
+      try {
+        await options.alertAdmins?.(alert);
+      } catch (error) {
+        // Not marked: the next sweep tries again.
+        logger.error(
+          { err: error, correlationId, eventIds },
+          "could not report orphan events to the admins; the next sweep tries again",
+        );
+        continue;
+      }
+      logger.warn({ correlationId, eventIds }, alert.text);
+      for (const event of events) {
+        if (await markOrphanReported(options.store, event.id)) reported++;
+      }
+    }
+    return reported;
+  }
+
   async function sweep(): Promise<SweepResult> {
     const attached = await options.store.transaction(async (tx) => {
       const rows = await reattach(tx);
@@ -166,24 +228,7 @@ export function createOrphanSweeper(options: OrphanSweepOptions): OrphanSweeper 
     });
     if (attached > 0) logger.info({ attached }, "attached events whose order became known");
 
-    const stale = await listOrphansOlderThan(options.store, new Date(now() - options.orphanAfterMs));
-    const groups = new Map<string, StoredEvent[]>();
-    for (const event of stale) {
-      // Another replica may be reporting the same rows: only the one that marks it reports it.
-      if (!(await markOrphanReported(options.store, event.id))) continue;
-      groups.set(event.correlationId, [...(groups.get(event.correlationId) ?? []), event]);
-    }
-    let reported = 0;
-    for (const [correlationId, events] of groups) {
-      reported += events.length;
-      const alert = describeOrphans(correlationId, events, options.orphanAfterMs);
-      logger.warn({ correlationId, eventIds: events.map((e) => e.id) }, alert.text);
-      await options
-        .alertAdmins?.(alert)
-        .catch((error: unknown) =>
-          logger.error({ err: error, correlationId }, "could not report orphan events to the admins"),
-        );
-    }
+    const reported = (await asOnlyReporter(options.store, reportOrphans)) ?? 0;
     let restarted = 0;
     const bucket = Math.floor(now() / stalledAfterMs);
     for (const stalled of await stalledOrders(options.store, new Date(now() - stalledAfterMs))) {

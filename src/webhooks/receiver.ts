@@ -2,11 +2,15 @@
  * `POST /webhooks/supplier`: the supplier's events in, each stored once before the 2xx.
  *
  * Order of checks, cheapest and least trusting first:
- *   size (413) → content type (415) → raw body read with a cap (413) → Standard Webhooks signature and
- *   timestamp on the raw bytes (401 / 400) — nothing is parsed before this — → JSON (400) → event schema
- *   (400) → body `id` equals `webhook-id` (400) → store + enqueue in one transaction (200, 202 for an event
- *   whose order is not known yet, 200 `duplicate: true` for a redelivery; 503 + Retry-After when the
- *   database cannot be reached, so the supplier retries).
+ *   size (413) → content type (415) → raw body read with a cap (413) → the webhook secrets (503 + Retry-After
+ *   when they cannot be read) → Standard Webhooks signature and timestamp on the raw bytes (401 / 400) —
+ *   nothing is parsed before this — → JSON (400) → event schema (400) → body `id` equals `webhook-id` (400) →
+ *   store + enqueue in one transaction (200, 202 for an event whose order is not known yet, 200
+ *   `duplicate: true` for a redelivery; 503 + Retry-After when the database cannot be reached, so the supplier
+ *   retries).
+ * A signature that matches none of the secrets in hand is checked once more against secrets read again
+ * (`getSecrets({ refresh: true })`, which the Secrets Manager source rate-limits), so a rotation that retired
+ * the old secret does not turn deliveries into 401s until the cache expires.
  * Every answer is JSON saying what happened.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -26,8 +30,14 @@ import { InvalidWebhookSecretError, verifyWebhook, WebhookVerificationError } fr
 
 export const WEBHOOK_PATH = "/webhooks/supplier";
 
-/** The webhook secrets in force (`whsec_…`); several during a rotation. From config or Secrets Manager. */
-export type GetWebhookSecrets = () => readonly string[] | Promise<readonly string[]>;
+/**
+ * The webhook secrets in force (`whsec_…`); several during a rotation. From config or Secrets Manager.
+ * `refresh: true` comes after a signature mismatch: a source that can re-read its secrets (Secrets Manager)
+ * does so, within its own rate limit; others ignore it.
+ */
+export type GetWebhookSecrets = (request?: {
+  refresh?: boolean;
+}) => readonly string[] | Promise<readonly string[]>;
 
 export interface WebhookReceiverOptions {
   store: Store;
@@ -115,19 +125,14 @@ export function createWebhookHandler(options: WebhookReceiverOptions) {
     return secrets;
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, logger: Logger): Promise<void> {
-    checkDeclaredLength(req, limit);
-    if (!isJsonContentType(req.headers["content-type"])) {
-      throw new WebhookRejectedError(
-        "unsupported_media_type",
-        `Send the event as JSON (content-type: application/json), not ${req.headers["content-type"] ?? "no content-type"}.`,
-      );
-    }
-    const raw = await readRawBody(req, limit);
-    const secrets = await loadSecrets();
-    let verified: { id: string; timestamp: number };
+  /** Checks the raw bytes' signature and timestamp; throws the refusal to answer. */
+  function verify(
+    req: IncomingMessage,
+    raw: Buffer,
+    secrets: readonly string[],
+  ): { id: string; timestamp: number } {
     try {
-      verified = verifyWebhook({
+      return verifyWebhook({
         headers: req.headers,
         rawBody: raw,
         secrets: [...secrets],
@@ -146,6 +151,47 @@ export function createWebhookHandler(options: WebhookReceiverOptions) {
         );
       }
       throw error;
+    }
+  }
+
+  /**
+   * The secrets read again after a signature mismatch, or null when that brings nothing new (the same secrets,
+   * the source's rate limit, or a failed read): the delivery is then refused as it stands.
+   */
+  async function reloadSecrets(before: readonly string[], logger: Logger): Promise<readonly string[] | null> {
+    let fresh: readonly string[];
+    try {
+      fresh = await options.getSecrets({ refresh: true });
+    } catch (error) {
+      logger.warn({ err: error }, "could not read the webhook secrets again after a signature mismatch");
+      return null;
+    }
+    const same = fresh.length === before.length && fresh.every((s) => before.includes(s));
+    return same || fresh.length === 0 ? null : fresh;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, logger: Logger): Promise<void> {
+    checkDeclaredLength(req, limit);
+    if (!isJsonContentType(req.headers["content-type"])) {
+      throw new WebhookRejectedError(
+        "unsupported_media_type",
+        `Send the event as JSON (content-type: application/json), not ${req.headers["content-type"] ?? "no content-type"}.`,
+      );
+    }
+    const raw = await readRawBody(req, limit);
+    const secrets = await loadSecrets();
+    let verified: { id: string; timestamp: number };
+    try {
+      verified = verify(req, raw, secrets);
+    } catch (error) {
+      if (!(error instanceof WebhookRejectedError && error.code === "bad_signature")) throw error;
+      const fresh = await reloadSecrets(secrets, logger);
+      if (!fresh) throw error;
+      verified = verify(req, raw, fresh);
+      logger.info(
+        { webhookId: verified.id, secrets: fresh.length },
+        "webhook verified with the webhook secrets read again after a mismatch (they were rotated)",
+      );
     }
 
     let json: unknown;

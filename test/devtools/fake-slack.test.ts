@@ -1,7 +1,7 @@
 // @slack/web-api and @slack/types come through Bolt, which re-exports them.
 import { type types, webApi } from "@slack/bolt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeSlack, startFakeSlack } from "../../src/devtools/fake-slack/index.ts";
+import { DEFAULT_BOT_SCOPES, type FakeSlack, startFakeSlack } from "../../src/devtools/fake-slack/index.ts";
 
 const { WebClient, ErrorCode, LogLevel } = webApi;
 type WebClient = webApi.WebClient;
@@ -81,6 +81,8 @@ beforeAll(async () => {
       { id: "C0ARCHIVE", name: "old-orders", isArchived: true },
     ],
     usergroups: [{ id: "S0HELPDSK", handle: "helpdesk", users: ["U0AGENT01"] }],
+    // Order Desk does not ask for users:read; the fake still serves users.info to a token that has it.
+    scopes: [...DEFAULT_BOT_SCOPES, "users:read"],
   });
   client = webClient(BOT_TOKEN);
 });

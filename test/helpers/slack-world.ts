@@ -20,6 +20,9 @@ import {
 import { createSlackRequests, type SlackRequests } from "../../src/devtools/slack-requests.ts";
 import { createJobs, type JobContext, type Jobs } from "../../src/jobs/index.ts";
 import { placeOrderJob } from "../../src/orders/place.ts";
+import { showOrder } from "../../src/orders/show-order.ts";
+import { createPostUpdateWorker, type PostUpdateWorker } from "../../src/orders/updates/post-update.ts";
+import { createSlackChat } from "../../src/orders/updates/slack-chat.ts";
 import { EnvKeyProvider } from "../../src/secrets/env-provider.ts";
 import {
   type CreateSlackAppOptions,
@@ -27,6 +30,7 @@ import {
   SLACK_EVENTS_PATH,
   type SlackApp,
 } from "../../src/slack/app.ts";
+import { orderMessage } from "../../src/slack/blocks/order-message.ts";
 import type { Store } from "../../src/store/db.ts";
 import { SupplierClient, type SupplierClientOptions } from "../../src/supplier/client.ts";
 import { getTestStore } from "./db.ts";
@@ -56,6 +60,8 @@ export interface SlackWorldOptions {
   supplierRetry: NonNullable<SupplierClientOptions["retry"]>;
   placeOrderPolicy: { retryDelaySeconds: number; retryLimit: number };
   register?: CreateSlackAppOptions["register"];
+  /** The notifier's Prometheus counters (default none). */
+  metrics?: CreateSlackAppOptions["metrics"];
   /** Wraps the place-order handler before it is registered (the workflow step's `withWorkflowSteps`). */
   wrapPlaceOrder?: (
     handler: PlaceOrderHandler,
@@ -72,6 +78,11 @@ export interface SlackWorld {
   requests: SlackRequests;
   /** The handler the place-order jobs run (to replay a stale job in a test). */
   placeOrderHandler: PlaceOrderHandler;
+  /**
+   * The post-update worker wired as main.ts wires it (threaded replies, the status line, App Home refreshed
+   * through `onOrderChanged`); not on a queue: a test runs `postOrderUpdates(orderId)` after storing events.
+   */
+  postUpdates: PostUpdateWorker;
   close(): Promise<void>;
 }
 
@@ -99,7 +110,10 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     customer,
     store,
     jobs,
+    // App Home refreshes follow supplier events within 50 ms instead of production's second.
+    homeDebounceMs: 50,
     ...(options.register && { register: options.register }),
+    ...(options.metrics && { metrics: options.metrics }),
   });
   const supplier = new SupplierClient({
     baseUrl: options.supplierUrl,
@@ -114,9 +128,20 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     apiKeys: new EnvKeyProvider({ value: options.apiKey, production: false }),
     defaultSecretId: "SUPPLIER_API_KEY",
     notifier: slack.notifier,
+    jobs,
+    showAgainAfterMs: 300,
   });
   const placeOrderHandler = options.wrapPlaceOrder?.(placeOrder, { store, jobs, slack, fake }) ?? placeOrder;
   jobs.work("place-order", placeOrderHandler, { concurrency: 4 });
+  const postUpdates = createPostUpdateWorker({
+    store,
+    slack: createSlackChat({ token: options.botToken, apiUrl: fake.apiUrl, timeoutMs: 5000 }),
+    renderParent: (order) => orderMessage(order, { customer }),
+    showMissingMessage: (order) =>
+      showOrder(store, slack.notifier, order, { kind: "placed" }, { retryDelayMs: 50 }),
+    missingMessageAfterMs: 0,
+    onOrderChanged: (order) => slack.home.orderChanged(order),
+  });
 
   const server: Server = createServer((req, res) => {
     if (req.url?.startsWith(SLACK_EVENTS_PATH) && slack.requestListener)
@@ -139,7 +164,9 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     customer,
     requests,
     placeOrderHandler,
+    postUpdates,
     async close() {
+      await slack.stop();
       await jobs.stop({ graceMs: 1000 });
       await supplier.close();
       server.closeAllConnections();

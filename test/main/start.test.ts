@@ -133,15 +133,8 @@ describe("order-desk start", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("answers /healthz and /readyz with what it checked", async () => {
-    const health = await fetch(`${url}/healthz`);
-    expect(health.status).toBe(200);
-    const ready = await fetch(`${url}/readyz`);
-    expect(ready.status).toBe(200);
-    expect(JSON.stringify(await ready.json())).toMatch(/store/);
-  });
-
-  it("takes an order from /order to the supplier and threads the supplier's updates", async () => {
+  /** Alice orders a laptop for Nina with `/order TICKET` and the modal, over Slack's signed HTTP requests. */
+  async function orderThroughSlack(ticket: string): Promise<void> {
     const requests = createSlackRequests({
       url: `${url}/slack/events`,
       signingSecret: SIGNING_SECRET,
@@ -149,7 +142,7 @@ describe("order-desk start", () => {
       appId: fake.appId,
     });
     const alice = new SlackUser({ fake, requests, userId: AGENT, timeoutMs: 10_000 });
-    const { triggerId } = await alice.runCommand({ channel: HELPDESK, command: "/order", text: "OPS-1" });
+    const { triggerId } = await alice.runCommand({ channel: HELPDESK, command: "/order", text: ticket });
     const view = await alice.openedModal(triggerId);
     const submitted = await alice.submit(view.id, {
       profile: "Acme EU",
@@ -166,6 +159,18 @@ describe("order-desk start", () => {
       line_0_quantity: "1",
     });
     expect(submitted.outcome.outcome).toBe("closed");
+  }
+
+  it("answers /healthz and /readyz with what it checked", async () => {
+    const health = await fetch(`${url}/healthz`);
+    expect(health.status).toBe(200);
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(JSON.stringify(await ready.json())).toMatch(/store/);
+  });
+
+  it("takes an order from /order to the supplier and threads the supplier's updates", async () => {
+    await orderThroughSlack("OPS-1");
 
     const transcript = await waitFor(
       "the order's thread to end delivered",
@@ -179,16 +184,28 @@ describe("order-desk start", () => {
     expect((await sandbox.orders()).filter((o) => o.externalDocumentNumber === "OPS-1-1")).toHaveLength(1);
 
     const metrics = parsePrometheusText(await (await fetch(`${url}/metrics`)).text());
-    expect(sampleValue(metrics, "order_desk_orders_placed_total", { source: "supplier" })).toBe(1);
+    expect(sampleValue(metrics, "order_desk_orders_placed_total", { source: "command" })).toBe(1);
     expect(
       sampleValue(metrics, "order_desk_webhook_events_total", { type: "order.status_changed" }),
     ).toBeGreaterThan(0);
     expect(sampleValue(metrics, "order_desk_queue_depth", { queue: "place-order" })).toBeDefined();
   }, 90_000);
 
-  it("stops on SIGTERM with exit code 0, having logged JSON lines without any secret", async () => {
+  it("on SIGTERM finishes a placement in flight, retries included, then exits 0, having logged JSON lines without any secret", async () => {
+    // The supplier is down (503, Retry-After: 1) when the order is placed, and back a moment after SIGTERM: the
+    // running job keeps its supplier connections through the grace period, retries, and places the order once.
+    sandbox.setFaults({ outage: true });
+    await orderThroughSlack("OPS-2");
+    await waitFor("the placing message", async () =>
+      fake.transcript(HELPDESK).includes("OPS-2") ? true : undefined,
+    );
+
     app.child.kill("SIGTERM");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    sandbox.setFaults({ outage: false });
     expect(await app.exited).toBe(0);
+    expect((await sandbox.orders()).filter((o) => o.externalDocumentNumber === "OPS-2-1")).toHaveLength(1);
+    expect(app.stdout()).toMatch(/"msg":"order placed"/);
     const lines = app.stdout().trim().split("\n");
     expect(lines.length).toBeGreaterThan(3);
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();

@@ -18,6 +18,8 @@ import { defaultBackend, getTestStore, openTestStore, pgliteTemplate } from "../
 const BOT_TOKEN = `xoxb-doctor-${randomBytes(8).toString("hex")}`;
 const APP_TOKEN = `xapp-doctor-${randomBytes(8).toString("hex")}`;
 const WEBHOOK_SECRET = `whsec_${randomBytes(24).toString("base64")}`;
+const STORED_WEBHOOK_SECRETS = [1, 2].map(() => `whsec_${randomBytes(32).toString("base64")}`);
+const MALFORMED_WEBHOOK_SECRET = `whsec_${randomBytes(32).toString("base64")}`.slice(0, -1);
 const DAY = 86_400_000;
 const NOW = new Date("2026-06-01T12:00:00Z");
 
@@ -139,6 +141,8 @@ beforeAll(async () => {
   secrets.putSecretValue("order-desk/live", secret(LIVE_KEY, new Date(NOW.getTime() + 200 * DAY)));
   secrets.putSecretValue("order-desk/expired", secret(EXPIRED_KEY, new Date(NOW.getTime() - 2 * DAY)));
   secrets.putSecretValue("order-desk/expiring", secret(EXPIRING_KEY, new Date(NOW.getTime() + 12 * DAY)));
+  secrets.putSecretValue("order-desk/webhooks", JSON.stringify({ secrets: STORED_WEBHOOK_SECRETS }));
+  secrets.putSecretValue("order-desk/webhooks-malformed", `${WEBHOOK_SECRET},${MALFORMED_WEBHOOK_SECRET}`);
   // The running app installs the job queue; so does this set-up.
   const jobs = createJobs({ store });
   await jobs.start();
@@ -161,6 +165,7 @@ describe("order-desk doctor against a healthy set-up", () => {
       "api-key": "ok",
       "api-key-environment": "ok",
       "api-key-expiry": "ok",
+      "webhook-secrets": "ok",
       database: "ok",
       "failed-jobs": "ok",
       "orphan-events": "ok",
@@ -169,6 +174,24 @@ describe("order-desk doctor against a healthy set-up", () => {
     expect(results.get("slack")?.detail).toContain("T0");
     expect(results.get("api-key")?.detail).toContain("order-desk/supplier");
     expect(results.get("api-key-expiry")?.detail).toContain("in 200 days");
+    expect(results.get("webhook-secrets")?.detail).toBe(
+      "1 signing secret from WEBHOOK_SECRETS (environment)",
+    );
+  });
+
+  it("reads the webhook secrets from Secrets Manager: names the secret and counts them, never shows one", async () => {
+    const { code, results, out } = await doctor({
+      WEBHOOK_SECRETS: undefined,
+      WEBHOOK_SECRET_ID: "order-desk/webhooks",
+    });
+    expect(code).toBe(0);
+    expect(results.get("webhook-secrets")).toMatchObject({
+      status: "ok",
+      detail: expect.stringMatching(
+        /^read secret order-desk\/webhooks from Secrets Manager: 2 signing secrets \(a rotation: .*\), version [0-9a-f-]+$/,
+      ),
+    });
+    for (const value of STORED_WEBHOOK_SECRETS) expect(out).not.toContain(value.slice(6));
   });
 
   it("only GETs the supplier's base URL: it never places an order", async () => {
@@ -189,15 +212,15 @@ describe("order-desk doctor against a healthy set-up", () => {
     printed.push(out);
     expect(code).toBe(0);
     const lines = out.trimEnd().split("\n");
-    expect(lines).toHaveLength(11);
+    expect(lines).toHaveLength(12);
     // Details start in one column: status (4) and the longest name (api-key-environment, 19), two spaces apart.
     const column = 4 + 2 + "api-key-environment".length + 2;
-    for (const line of lines.slice(0, 10)) {
+    for (const line of lines.slice(0, 11)) {
       expect(line.slice(0, column)).toMatch(/^(ok|warn|fail) +[a-z-]+ {2,}$/);
       expect(line[column]).not.toBe(" ");
     }
     expect(lines[0]).toMatch(/^ok {4}config {15}valid \(test; Slack socket mode/);
-    expect(lines[10]).toBe("10 checks: 10 ok, 0 warn, 0 fail");
+    expect(lines[11]).toBe("11 checks: 11 ok, 0 warn, 0 fail");
   });
 });
 
@@ -252,6 +275,30 @@ describe("order-desk doctor against broken set-ups", () => {
     expect(expiring.code).toBe(0);
     expect(expiring.results.get("api-key-expiry")?.status).toBe("warn");
     expect(expiring.results.get("api-key-expiry")?.detail).toContain("in 12 days");
+  });
+
+  it("fails the webhook-secrets check when the secret is missing or holds a malformed value", async () => {
+    const missing = await doctor({ WEBHOOK_SECRETS: undefined, WEBHOOK_SECRET_ID: "order-desk/no-webhooks" });
+    expect(missing.code).toBe(1);
+    expect(missing.results.get("webhook-secrets")?.status).toBe("fail");
+    expect(missing.results.get("webhook-secrets")?.detail).toContain(
+      "Secret order-desk/no-webhooks was not found",
+    );
+    // The API key is another secret: still read.
+    expect(missing.results.get("api-key")?.status).toBe("ok");
+
+    const malformed = await doctor({
+      WEBHOOK_SECRETS: undefined,
+      WEBHOOK_SECRET_ID: "order-desk/webhooks-malformed",
+    });
+    expect(malformed.code).toBe(1);
+    expect(malformed.results.get("webhook-secrets")).toMatchObject({
+      status: "fail",
+      detail: expect.stringMatching(
+        /^Secret order-desk\/webhooks-malformed holds 1 of 2 value\(s\) that are not whsec_<base64>/,
+      ),
+    });
+    expect(malformed.out).not.toContain(MALFORMED_WEBHOOK_SECRET.slice(6, 30));
   });
 
   it("fails the database check on a database without migrations", async () => {
@@ -420,6 +467,8 @@ describe("what the doctor prints", () => {
       BOT_TOKEN,
       APP_TOKEN,
       WEBHOOK_SECRET,
+      ...STORED_WEBHOOK_SECRETS,
+      MALFORMED_WEBHOOK_SECRET,
       TEST_KEY,
       LIVE_KEY,
       EXPIRED_KEY,

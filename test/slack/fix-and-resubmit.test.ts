@@ -7,20 +7,28 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { STATUS_LINE_BLOCK_ID } from "../../src/slack/blocks/updates/status-line.ts";
 import { TEST_KEY } from "../supplier/support/fixtures.ts";
 import { failure, type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
-import { AGENT, type Harness, HELPDESK, startHarness, VALID_FORM } from "./support/harness.ts";
+import {
+  AGENT,
+  type Harness,
+  HELPDESK,
+  MANAGER,
+  OUTSIDER,
+  startHarness,
+  VALID_FORM,
+} from "./support/harness.ts";
 
 let supplier: StubSupplier;
 let h: Harness;
 const CORRELATION_ID = "5f0c6a52-3f5e-4f7e-9c61-0d8a2b7e4a11";
 
+const REFUSED = failure(422, "VALIDATION_FAILED", "One or more validation errors occurred.", {
+  "Shipping.Contact.PhoneNumber": ["'Shipping.Contact.PhoneNumber' is not reachable by the carrier."],
+  "OrderLines[0].Quantity": ["'OrderLines[0].Quantity' exceeds the agreed maximum of 1."],
+});
+
 beforeAll(async () => {
-  supplier = await startStubSupplier([
-    failure(422, "VALIDATION_FAILED", "One or more validation errors occurred.", {
-      "Shipping.Contact.PhoneNumber": ["'Shipping.Contact.PhoneNumber' is not reachable by the carrier."],
-      "OrderLines[0].Quantity": ["'OrderLines[0].Quantity' exceeds the agreed maximum of 1."],
-    }),
-    success(CORRELATION_ID),
-  ]);
+  // One script per test, in order: refused then accepted, then refused again for the second test.
+  supplier = await startStubSupplier([REFUSED, success(CORRELATION_ID), REFUSED, success()]);
   h = await startHarness({ supplierUrl: supplier.baseUrl, apiKey: TEST_KEY });
 });
 
@@ -109,4 +117,54 @@ it("shows the supplier's objections on the message and on the reopened form, and
     h.fake.responses().find((r) => JSON.stringify(r.body).includes("can no longer be resubmitted")),
   );
   expect(answer.body).toMatchObject({ response_type: "ephemeral", replace_original: false });
+});
+
+it("tells someone not allowed to order with the profile that they cannot resubmit, and who can, without opening the form", async () => {
+  const { triggerId } = await h.agent.runCommand({ channel: HELPDESK, command: "/order", text: "FIX-2" });
+  await h.agent.submit((await h.agent.openedModal(triggerId)).id, {
+    ...VALID_FORM,
+    ticket: "FIX-2",
+    profile: "Acme EU",
+  });
+  const rejected = await h.waitForOrder(
+    (o) => o.customerReference === "FIX-2" && o.status === "failed",
+    "FIX-2 rejected",
+  );
+  const message = await h.fake.waitFor(() => {
+    const m = h.fake.message(HELPDESK, rejected.slackMessageTs ?? "");
+    return m && texts(m.versions.at(-1)?.blocks).includes("Fix and resubmit") ? m : undefined;
+  });
+
+  const outsider = h.user(OUTSIDER);
+  const click = await outsider.clickInMessage({
+    channel: HELPDESK,
+    ts: message.ts,
+    actionId: "fix_and_resubmit",
+  });
+  expect(click.response.status).toBe(200);
+  const answer = await h.fake.waitFor(
+    () => h.fake.responses().find((r) => JSON.stringify(r.body).includes("cannot resubmit order")),
+    { what: "the ephemeral refusal" },
+  );
+  expect(answer.body).toMatchObject({ response_type: "ephemeral", replace_original: false });
+  const text = (answer.body as { text: string }).text;
+  expect(text).toContain(`You cannot resubmit order ${rejected.externalDocumentNumber}`);
+  expect(text).toContain('the profile "Acme EU"');
+  // Who can: the profile's users and user groups, and who placed it.
+  expect(text).toContain(`<@${AGENT}>`);
+  expect(text).toContain("members of <!subteam^S0HELPDESK>");
+  expect(text).toContain(`<@${AGENT}> placed it.`);
+  // No form: the recipient's address, phone and e-mail stay hidden.
+  expect(h.fake.views({ openedWithTrigger: click.triggerId })).toEqual([]);
+  expect(h.fake.calls("views.open").filter((c) => c.args.trigger_id === click.triggerId)).toEqual([]);
+
+  // A member of an allowed user group may: the form opens for them, with the values that were sent.
+  const manager = h.user(MANAGER);
+  const allowed = await manager.clickInMessage({
+    channel: HELPDESK,
+    ts: message.ts,
+    actionId: "fix_and_resubmit",
+  });
+  const fix = await manager.openedModal(allowed.triggerId);
+  expect(fix.definition.title).toMatchObject({ text: "Fix order" });
 });

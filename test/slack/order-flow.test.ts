@@ -196,6 +196,76 @@ describe("/order", () => {
     expect(withBundle.values.line_0_item?.line_item).toMatchObject({
       selected_option: { value: "PHONE-STD" },
     });
+    const itemBlocks = (v: { definition: { blocks?: unknown } }) =>
+      ((v.definition.blocks ?? []) as { block_id?: string }[])
+        .map((b) => b.block_id ?? "")
+        .filter((id) => /^line_\w+_item$/.test(id));
+    // The blank line "Add line" made gave way to the bundle: lines 0 (typed), then the kit's six.
+    const keys = itemBlocks(withBundle).map((id) => id.replace(/^line_(\w+)_item$/, "$1"));
+    expect(keys).toHaveLength(7);
+    const [kept, removed, ...rest] = keys as [string, string, ...string[]];
+    const commented = rest[0]!;
+
+    // Type into the remaining lines, then remove the kit's first line with "Remove line…".
+    h.agent.fill(view.id, {
+      line_0_quantity: "2",
+      [`line_${commented}_comment`]: "Deliver with the laptop",
+      email: "kim@example.com",
+    });
+    const versionsBefore = h.fake.view(view.id)?.versions ?? 0;
+    const removeOption = (
+      withBundle.definition.blocks as {
+        block_id?: string;
+        elements?: { action_id?: string; options?: { value: string; text: { text: string } }[] }[];
+      }[]
+    )
+      .find((b) => b.block_id === "line_actions")
+      ?.elements?.find((e) => e.action_id === "remove_line")
+      ?.options?.find((o) => o.value === removed);
+    expect(removeOption?.text.text).toMatch(/^Line 2: Laptop 14/);
+    await h.requests.blockActions({
+      userId: AGENT,
+      triggerId: h.fake.issueTriggerId(AGENT),
+      view: h.fake.viewPayload(view.id),
+      actions: [
+        {
+          type: "static_select",
+          action_id: "remove_line",
+          block_id: "line_actions",
+          selected_option: removeOption!,
+        },
+      ],
+    });
+    const afterRemove = await h.fake.waitFor(
+      () => {
+        const v = h.fake.view(view.id);
+        return v && v.versions > versionsBefore ? v : undefined;
+      },
+      { what: "the form without the removed line" },
+    );
+    expect(itemBlocks(afterRemove)).toEqual(keys.filter((k) => k !== removed).map((k) => `line_${k}_item`));
+    // Everything typed before the removal is still there, on the same lines.
+    expect(afterRemove.values.first_name?.value).toMatchObject({ value: "Kim" });
+    expect(afterRemove.values.email?.value).toMatchObject({ value: "kim@example.com" });
+    expect(afterRemove.values[`line_${kept}_item`]?.line_item).toMatchObject({
+      selected_option: { value: "PHONE-STD" },
+    });
+    expect(afterRemove.values[`line_${kept}_quantity`]?.line_quantity).toMatchObject({ value: "2" });
+    expect(afterRemove.values[`line_${commented}_comment`]?.line_comment).toMatchObject({
+      value: "Deliver with the laptop",
+    });
+    // The kit's other lines keep their items; the removed line's item is gone from the form.
+    const shownItems = rest.map(
+      (k) =>
+        (
+          afterRemove.definition.blocks as {
+            block_id?: string;
+            element?: { initial_option?: { value: string } };
+          }[]
+        ).find((b) => b.block_id === `line_${k}_item`)?.element?.initial_option?.value,
+    );
+    expect(shownItems).toEqual(["MON-27-4K", "DOCK-USBC", "KB-WL-US", "MOUSE-WL", "HS-ANC"]);
+    expect(JSON.stringify(afterRemove.definition.blocks)).not.toContain("LAP-14-PRO");
     const validation = h.fake.calls("views.update").filter((c) => c.response?.ok === false);
     expect(validation).toEqual([]);
   });

@@ -1,7 +1,8 @@
+import { getEventListeners } from "node:events";
 import { Writable } from "node:stream";
 import { inspect } from "node:util";
 import pino from "pino";
-import { Agent } from "undici";
+import { Agent, buildConnector } from "undici";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { SupplierClient, type SupplierClientOptions } from "../../src/supplier/client.ts";
 import {
@@ -85,6 +86,29 @@ function expectNoKey(value: unknown) {
   ].join("\n");
   expect(rendered).not.toContain(TEST_KEY);
   expect(rendered).not.toContain(TEST_KEY.slice(9, 30));
+}
+
+/** `expectNoKey`, and the same for each shape a caller or a log can take: message, `toJSON()`, the cause chain. */
+function expectKeyScrubbed(error: unknown) {
+  expectNoKey(error);
+  const chain: unknown[] = [];
+  for (let current: unknown = error; current instanceof Error; current = current.cause) chain.push(current);
+  expect(chain.length).toBeGreaterThan(0);
+  for (const link of chain as (Error & { toJSON?: () => unknown })[]) {
+    expect(link.message).not.toContain(TEST_KEY);
+    expect(JSON.stringify(link)).not.toContain(TEST_KEY);
+    if (link.toJSON) expect(JSON.stringify(link.toJSON())).not.toContain(TEST_KEY);
+  }
+}
+
+/** A connection pool whose connections take `delayMs` to open (a slow network, a SYN lost and resent...). */
+function slowConnectAgent(delayMs: number): Agent {
+  const connect = buildConnector({});
+  return new Agent({
+    connect: (options, callback) => {
+      setTimeout(() => connect(options, callback), delayMs);
+    },
+  });
 }
 
 describe("SupplierClient.createOrder", () => {
@@ -386,6 +410,161 @@ describe("SupplierClient.createOrder", () => {
     setTimeout(() => controller.abort(new Error("shutting down")), 50);
     expect(((await pending) as Error).message).toBe("shutting down");
     expect(h.stub.requests).toHaveLength(1);
+  });
+
+  describe("scrubs the key out of everything the supplier sends back", () => {
+    const echo = `bad request: X-Api-Key ${TEST_KEY} refused`;
+
+    it("an INTERNAL_SERVER_ERROR message echoing the key, through to the retries-exhausted error", async () => {
+      const h = await harness([failure(500, "INTERNAL_SERVER_ERROR", echo)]);
+      const error = (await rejection(
+        h.client.createOrder(validOrder(), { apiKey: TEST_KEY }),
+      )) as SupplierUnavailableError;
+      expect(error).toMatchObject({ reason: "retries_exhausted", attempts: 3 });
+      expect(error.cause).toBeInstanceOf(SupplierServerError);
+      expect(error.message).toContain("X-Api-Key ods_test_…cdef refused");
+      expect((error.cause as Error).message).toContain("X-Api-Key ods_test_…cdef refused");
+      expectKeyScrubbed(error);
+      expect(h.logs.join("")).not.toContain(TEST_KEY);
+    });
+
+    it("a VALIDATION_FAILED message and details (paths and messages) echoing the key", async () => {
+      const h = await harness([
+        failure(400, "VALIDATION_FAILED", echo, {
+          "Invoice.Id": [`'Invoice Id' must not be empty (key ${TEST_KEY}).`, "second"],
+          [`Headers.${TEST_KEY}`]: ["unexpected header"],
+        }),
+      ]);
+      const error = (await rejection(
+        h.client.createOrder(validOrder(), { apiKey: TEST_KEY }),
+      )) as SupplierValidationError;
+      expect(error).toBeInstanceOf(SupplierValidationError);
+      expect(error.details).toEqual({
+        "Invoice.Id": ["'Invoice Id' must not be empty (key ods_test_…cdef).", "second"],
+        "Headers.ods_test_…cdef": ["unexpected header"],
+      });
+      expect(error.message).toContain("ods_test_…cdef");
+      expectKeyScrubbed(error);
+    });
+
+    it("a DUPLICATE_ORDER message echoing the key", async () => {
+      const h = await harness([failure(409, "DUPLICATE_ORDER", echo)]);
+      const error = await rejection(h.client.createOrder(validOrder(), { apiKey: TEST_KEY }));
+      expect(error).toBeInstanceOf(DuplicateOrderError);
+      expectKeyScrubbed(error);
+    });
+
+    it("an INVALID_PAYLOAD message echoing the key", async () => {
+      const h = await harness([failure(400, "INVALID_PAYLOAD", echo)]);
+      const error = await rejection(h.client.createOrder(validOrder(), { apiKey: TEST_KEY }));
+      expect(error).toBeInstanceOf(InvalidPayloadError);
+      expect((error as Error).message).toContain("ods_test_…cdef");
+      expectKeyScrubbed(error);
+    });
+  });
+
+  describe("one hard deadline per attempt: connection, headers and body", () => {
+    const envelope = JSON.stringify((success() as { body: object }).body);
+
+    it.each([
+      ["chunked", false],
+      ["with a Content-Length", true],
+    ])("times out a body dripping 1 byte every 50 ms (%s)", async (_, contentLength) => {
+      const h = await harness([{ drip: envelope, everyMs: 50, contentLength }], {
+        timeoutMs: 300,
+        retry: { maxAttempts: 2 },
+      });
+      const started = performance.now();
+      const error = (await rejection(
+        h.client.createOrder(validOrder(), { apiKey: TEST_KEY }),
+      )) as SupplierUnavailableError;
+      const elapsed = performance.now() - started;
+      expect(error).toMatchObject({ reason: "retries_exhausted", attempts: 2 });
+      const cause = error.cause as SupplierUnavailableError;
+      expect(cause).toMatchObject({ reason: "timeout" });
+      expect(cause.message).toContain("while reading the body");
+      expect(h.stub.requests).toHaveLength(2);
+      expect(elapsed).toBeGreaterThanOrEqual(2 * 290);
+      expect(elapsed).toBeLessThan(2_000);
+      expectNoKey(error);
+    });
+
+    it("times out a supplier that never answers, and counts the attempt as maybe processed", async () => {
+      const h = await harness(["hang", failure(409, "DUPLICATE_ORDER")], { timeoutMs: 300 });
+      const started = performance.now();
+      const result = await h.client.createOrder(validOrder(), { apiKey: TEST_KEY });
+      expect(performance.now() - started).toBeLessThan(1_500);
+      expect(result).toMatchObject({ placedEarlier: true, attempts: 2 });
+      expect(h.logs.join("")).toContain("SUPPLIER_UNAVAILABLE");
+    });
+
+    it("times out a connection that takes longer than the limit to open", async () => {
+      const slow = slowConnectAgent(3_000);
+      try {
+        const h = await harness([success()], { dispatcher: slow, timeoutMs: 300, retry: { maxAttempts: 1 } });
+        const started = performance.now();
+        const error = (await rejection(
+          h.client.createOrder(validOrder(), { apiKey: TEST_KEY }),
+        )) as SupplierUnavailableError;
+        expect(performance.now() - started).toBeLessThan(1_500);
+        expect((error.cause as SupplierUnavailableError).reason).toBe("timeout");
+        expect((error.cause as SupplierUnavailableError).message).not.toContain("while reading the body");
+        expect(h.stub.requests).toHaveLength(0);
+      } finally {
+        await slow.destroy();
+      }
+    });
+
+    it("still places an order that completes within the limit over a slow connection", async () => {
+      const slow = slowConnectAgent(100);
+      try {
+        const h = await harness([success()], { dispatcher: slow, timeoutMs: 1_000 });
+        expect(await h.client.createOrder(validOrder(), { apiKey: TEST_KEY })).toMatchObject({ attempts: 1 });
+      } finally {
+        await slow.close();
+      }
+    });
+
+    it("rethrows the caller's reason when the caller aborts while the body drips", async () => {
+      const h = await harness([{ drip: envelope, everyMs: 50 }], { timeoutMs: 5_000 });
+      const controller = new AbortController();
+      const started = performance.now();
+      const pending = rejection(
+        h.client.createOrder(validOrder(), { apiKey: TEST_KEY, signal: controller.signal }),
+      );
+      setTimeout(() => controller.abort(new Error("shutting down")), 200);
+      expect(((await pending) as Error).message).toBe("shutting down");
+      expect(performance.now() - started).toBeLessThan(1_500);
+      expect(h.stub.requests).toHaveLength(1);
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    });
+
+    it("rethrows the caller's reason when the caller aborts while the connection opens", async () => {
+      const slow = slowConnectAgent(3_000);
+      try {
+        const h = await harness([success()], { dispatcher: slow, timeoutMs: 5_000 });
+        const controller = new AbortController();
+        const reason = new Error("user cancelled");
+        const started = performance.now();
+        const pending = rejection(
+          h.client.createOrder(validOrder(), { apiKey: TEST_KEY, signal: controller.signal }),
+        );
+        setTimeout(() => controller.abort(reason), 100);
+        expect(await pending).toBe(reason);
+        expect(performance.now() - started).toBeLessThan(1_500);
+      } finally {
+        await slow.destroy();
+      }
+    });
+
+    it("leaves no listener on the caller's signal, whatever the outcome", async () => {
+      const h = await harness([success(), "hang"], { timeoutMs: 200, retry: { maxAttempts: 1 } });
+      const controller = new AbortController();
+      await h.client.createOrder(validOrder(), { apiKey: TEST_KEY, signal: controller.signal });
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+      await rejection(h.client.createOrder(validOrder(), { apiKey: TEST_KEY, signal: controller.signal }));
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    });
   });
 
   it("never writes the key to an error or a log line, whatever the outcome", async () => {

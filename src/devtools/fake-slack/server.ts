@@ -29,7 +29,6 @@ import { type TypedValue, viewState } from "./view-state.ts";
 export const DEFAULT_BOT_SCOPES = [
   "commands",
   "chat:write",
-  "users:read",
   "usergroups:read",
   "channels:read",
   "groups:read",

@@ -10,6 +10,7 @@
  * - On the embedded store (one process by construction, one connection) the in-process lock is all there is;
  *   holding the only connection for the duration of Slack calls would stall everything else.
  */
+import { withTryAdvisoryLock } from "../../store/advisory-lock.ts";
 import type { Store } from "../../store/db.ts";
 
 /** Namespace of Order Desk's advisory locks (first key of the two-key form), so they never clash with others'. */
@@ -46,31 +47,8 @@ export class OrderLocks {
   }
 
   private async acrossReplicas<T>(orderId: string, fn: () => Promise<T>): Promise<T> {
-    const client = await this.store.pool.connect();
-    let broken: Error | undefined;
-    const onError = (error: Error) => {
-      broken = error;
-    };
-    client.on("error", onError);
-    try {
-      const { rows } = await client.query<{ locked: boolean }>(
-        "SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked",
-        [LOCK_NAMESPACE, orderId],
-      );
-      if (!rows[0]?.locked) throw new OrderBusyError(orderId);
-      try {
-        return await fn();
-      } finally {
-        await client
-          .query("SELECT pg_advisory_unlock($1, hashtext($2))", [LOCK_NAMESPACE, orderId])
-          .catch((error: Error) => {
-            // Could not unlock: drop the connection so the server releases the lock with it.
-            broken = error;
-          });
-      }
-    } finally {
-      client.off("error", onError);
-      client.release(broken);
-    }
+    const result = await withTryAdvisoryLock(this.store, LOCK_NAMESPACE, orderId, fn);
+    if (!result.acquired) throw new OrderBusyError(orderId);
+    return result.value;
   }
 }

@@ -98,6 +98,11 @@ export interface PostUpdateDeps {
   /** When the order's Slack message is not recorded yet, come back after this long (default 5 s). */
   noMessageRetryMs?: number;
   metrics?: Pick<Metrics, "slackPosts" | "slackRateLimited">;
+  /**
+   * Called with the order after supplier events changed it (status or tracking), before its replies are posted,
+   * e.g. to refresh the requester's App Home. Its failures are logged; they never fail the job.
+   */
+  onOrderChanged?: (order: Order) => void | Promise<void>;
   logger?: Logger;
 }
 
@@ -169,6 +174,14 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
 
   let warnedNoHistoryScope = false;
 
+  async function orderChanged(order: Order, logger: Logger): Promise<void> {
+    try {
+      await deps.onOrderChanged?.(order);
+    } catch (error) {
+      logger.warn({ err: error }, "onOrderChanged failed; the updates are posted anyway");
+    }
+  }
+
   /**
    * The reply an interrupted earlier attempt left in the thread, if any. Without the history scopes (an app
    * installed before they were added) it cannot look, says so once, and posts: a possible duplicate beats a
@@ -221,10 +234,15 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
     const first = pending[0];
     if (error instanceof SlackDestinationGoneError) {
       const record = { code: error.code, slackError: error.slackError, message: error.message, at: now() };
-      const reportedBefore = first?.postError?.slackError === error.slackError;
-      for (const event of pending) await markPostError(store, event.id, record);
+      // `alerted: false` marks an alert that has not gone out (yet): the order's next run tries it again.
+      const reportedBefore =
+        first?.postError?.slackError === error.slackError && first.postError.alerted !== false;
+      const needsAlert = !reportedBefore && deps.alertAdmins !== undefined;
+      for (const event of pending) {
+        await markPostError(store, event.id, needsAlert ? { ...record, alerted: false } : record);
+      }
       logger.error({ channel, slackError: error.slackError, pending: pending.length }, error.message);
-      if (!reportedBefore && deps.alertAdmins) {
+      if (needsAlert && deps.alertAdmins) {
         await deps
           .alertAdmins({
             key: `updates-destination-gone:${order.id}:${error.slackError}`,
@@ -235,7 +253,20 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
               `could not be posted in <#${channel}>: ${error.message}. Posting stopped for this order; the ` +
               "updates are kept and go out with the order's next update once this is fixed.",
           })
-          .catch((alertError: unknown) => logger.error({ err: alertError }, "could not alert the admins"));
+          .then(
+            // Only now is it reported: the marks say so, and the order's next run does not alert again.
+            async () => {
+              for (const event of pending) await markPostError(store, event.id, { ...record, alerted: true });
+            },
+            (alertError: unknown) =>
+              logger.error(
+                { err: alertError },
+                "could not alert the admins; the order's next update tries again",
+              ),
+          )
+          .catch((markError: unknown) =>
+            logger.error({ err: markError }, "could not record that the admins were alerted"),
+          );
       }
       throw new PermanentJobError(error.message, { cause: error });
     }
@@ -320,6 +351,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
     let order = await getOrder(store, orderId);
     if (!order)
       throw new PermanentJobError(`order ${orderId} does not exist; nothing to post its updates on`);
+    if (applied > 0) await orderChanged(order, logger);
     order = await recoverMissingMessage(order, logger);
     const channel = order.slackChannelId;
     const threadTs = order.slackThreadTs ?? order.slackMessageTs;
@@ -350,7 +382,11 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
       if (!event) break;
       if (!seen.has(event.id)) {
         seen.add(event.id);
-        if (await applyEvent(orderId, event)) applied++;
+        if (await applyEvent(orderId, event)) {
+          applied++;
+          const changed = await getOrder(store, orderId);
+          if (changed) await orderChanged(changed, logger);
+        }
       }
       // Not settled yet: it and everything after it wait, or an earlier event arriving late would land below it.
       const settledAt = event.receivedAt.getTime() + settleMs;

@@ -8,6 +8,7 @@ import type { Customer } from "../../config/catalog.ts";
 import { parseStoredDraft } from "../../orders/draft.ts";
 import { describeFieldErrors, fieldErrorsFromDetails } from "../../orders/fields.ts";
 import { readTracking } from "../../orders/updates/tracking.ts";
+import { parseWorkflowContext } from "../../orders/workflow/context.ts";
 import type { Order } from "../../store/repositories/orders.ts";
 import { COUNTRIES, isCountryCode } from "../../supplier/countries.ts";
 import { ACTION, BLOCK } from "./ids.ts";
@@ -36,6 +37,14 @@ function lastError(order: Order): Record<string, unknown> {
 const isRetrying = (order: Order) =>
   (order.status === "placing" || order.status === "queued") && lastError(order).kind === "retrying";
 const isRejected = (order: Order) => order.status === "failed" && lastError(order).kind === "rejected";
+
+const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
+
+/** The Slack user a workflow order is for (the step's `recipient` input), when one was given. */
+export function recipientUserId(order: Order): string | null {
+  const id = parseWorkflowContext(order.workflow)?.recipientUserId ?? null;
+  return id !== null && SLACK_USER_ID.test(id) ? id : null;
+}
 
 /** Whether "Fix and resubmit" applies: refused or given up, and never accepted by the supplier. */
 export function canResubmit(order: Order): boolean {
@@ -189,9 +198,15 @@ export function orderMessage(order: Order, options: OrderMessageOptions): OrderM
     order.status === "queued" || order.status === "placing"
       ? `Placing order for *${esc(ticket)}* …`
       : `Order for *${esc(ticket)}*`;
+  const forWhom = recipientUserId(order);
+  // A workflow order's requester is the bot itself: say where it came from instead.
+  const by =
+    order.source === "workflow"
+      ? "placed by a workflow (Place IT order)"
+      : `requested by <@${order.requestedBy}>`;
   blocks.push({
     type: "section",
-    text: mrkdwn(`${headline} · ${esc(order.profile)} · requested by <@${order.requestedBy}>`),
+    text: mrkdwn(`${headline}${forWhom ? ` for <@${forWhom}>` : ""} · ${esc(order.profile)} · ${by}`),
   });
 
   const address = [

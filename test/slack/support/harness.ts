@@ -5,7 +5,12 @@
  */
 import { SlackUser } from "../../../src/devtools/fake-slack/index.ts";
 import { getOrder, type Order } from "../../../src/store/repositories/orders.ts";
-import { NO_BOT, type SlackWorld, startSlackWorld } from "../../helpers/slack-world.ts";
+import {
+  NO_BOT,
+  type SlackWorld,
+  type SlackWorldOptions,
+  startSlackWorld,
+} from "../../helpers/slack-world.ts";
 
 export { exampleConfig, NO_BOT } from "../../helpers/slack-world.ts";
 
@@ -31,6 +36,8 @@ export interface HarnessOptions {
   /** Faster retries of the place-order job (seconds). */
   retryDelaySeconds?: number;
   retryLimit?: number;
+  /** The notifier's Prometheus counters. */
+  metrics?: SlackWorldOptions["metrics"];
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
@@ -55,6 +62,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       retryDelaySeconds: options.retryDelaySeconds ?? 1,
       retryLimit: options.retryLimit ?? 3,
     },
+    ...(options.metrics && { metrics: options.metrics }),
   });
   const { fake, store, requests } = world;
   const user = (userId: string) => new SlackUser({ fake, requests, userId, timeoutMs: 8000 });

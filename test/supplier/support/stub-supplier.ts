@@ -11,7 +11,12 @@ export type Reply =
   /** Destroy the socket after reading the request: the client sees a connection reset. */
   | "reset"
   /** Never answer: the client's per-attempt timeout fires. */
-  | "hang";
+  | "hang"
+  /**
+   * Send the status and headers at once, then the body one character every `everyMs` (with a Content-Length
+   * when `contentLength`, chunked otherwise).
+   */
+  | { drip: string; everyMs: number; status?: number; contentLength?: boolean };
 
 export interface RecordedRequest {
   method: string;
@@ -46,6 +51,10 @@ export async function startStubSupplier(replies: Reply[]): Promise<StubSupplier>
       return;
     }
     if (reply === "hang") return;
+    if ("drip" in reply) {
+      drip(res, reply);
+      return;
+    }
     const body =
       reply.body === undefined
         ? ""
@@ -69,6 +78,27 @@ export async function startStubSupplier(replies: Reply[]): Promise<StubSupplier>
         server.close(() => resolve());
       }),
   };
+}
+
+function drip(
+  res: ServerResponse,
+  reply: { drip: string; everyMs: number; status?: number; contentLength?: boolean },
+) {
+  res.writeHead(reply.status ?? 201, {
+    "content-type": "application/json",
+    ...(reply.contentLength ? { "content-length": String(Buffer.byteLength(reply.drip)) } : {}),
+  });
+  res.flushHeaders();
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (sent >= reply.drip.length) {
+      clearInterval(timer);
+      res.end();
+      return;
+    }
+    res.write(reply.drip.charAt(sent++));
+  }, reply.everyMs);
+  res.on("close", () => clearInterval(timer));
 }
 
 // ---------------------------------------------------------------------------------------------------------
