@@ -104,7 +104,7 @@ describe("webhook deliveries", () => {
   });
 
   it("retries a failing receiver with the same event id, and records every attempt", async () => {
-    // The first two deliveries of every event fail (500, then a dropped connection), the third succeeds.
+    // The first two deliveries of every event fail (500, then 503), the third succeeds.
     const seen = new Map<string, number>();
     const { sandbox, receiver } = await setup((delivery) => {
       const id = delivery.headers["webhook-id"] as string;
