@@ -135,6 +135,9 @@ export interface Jobs {
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,49}$/;
 
+/** The resolution of PGlite's clock (`now()`), in milliseconds. */
+const PGLITE_CLOCK_TICK_MS = 1;
+
 export function createJobs(options: JobsOptions): Jobs {
   const { store } = options;
   const logger = (options.logger ?? pino({ level: "silent" })).child({ component: "jobs" });
@@ -182,15 +185,20 @@ export function createJobs(options: JobsOptions): Jobs {
   const scheduleWake = (queue: QueueName, delayMs: number) => {
     const worker = workers.get(queue);
     if (!worker || state !== "started") return;
-    if (delayMs <= 0) return worker.wake();
+    // PGlite's now() ticks in whole milliseconds and pg-boss fetches only jobs with start_after < now(): a fetch
+    // in the same millisecond as the send finds nothing and leaves the job to the next poll. Wake a tick later.
+    if (delayMs <= 0 && store.kind !== "pglite") return worker.wake();
     // Past the 32-bit timer limit the regular poll picks it up.
     if (delayMs > 2 ** 31 - 1) return;
     // A few ms late on purpose: woken exactly on time, the fetch can run before the database's now() passes
     // the job's start_after, find nothing, and leave the job to the next poll.
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      worker.wake();
-    }, delayMs + 5);
+    const timer = setTimeout(
+      () => {
+        timers.delete(timer);
+        worker.wake();
+      },
+      delayMs <= 0 ? PGLITE_CLOCK_TICK_MS + 1 : delayMs + 5,
+    );
     timer.unref();
     timers.add(timer);
   };

@@ -97,6 +97,27 @@ describe.each(TEST_BACKENDS)("jobs on %s", (backend) => {
     expect(runs).toBe(1);
   });
 
+  it("starts every job sent in the same process without waiting for a poll, however fast they follow each other", async () => {
+    // PGlite's now() ticks in milliseconds and pg-boss fetches only jobs whose start_after < now(): a fetch
+    // woken in the same millisecond as the send found nothing, and the job waited for the poll (here: never).
+    const j = await startJobs({ pollIntervalMs: 600_000 });
+    let next = deferred<string>();
+    j.work<{ n: number }>("post-update", async (job) => next.resolve(job.id));
+    for (let n = 0; n < 300; n++) {
+      const id = await j.send("post-update", { n });
+      let timer: NodeJS.Timeout | undefined;
+      const ran = await Promise.race([
+        next.promise,
+        new Promise<null>((resolve) => {
+          timer = setTimeout(() => resolve(null), 5_000);
+        }),
+      ]);
+      clearTimeout(timer);
+      expect(ran, `job ${n} was not started by the send's wake-up`).toBe(id);
+      next = deferred<string>();
+    }
+  });
+
   it("picks up a job another process sent, at the next poll", async () => {
     const j = await startJobs();
     const other = createJobs({ store, pollIntervalMs: 200, policies: fastRetries });
