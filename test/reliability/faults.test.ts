@@ -141,7 +141,11 @@ describe("Order Desk under supplier, Slack and Secrets Manager faults", () => {
       const rotated = placed.filter((o) => o.customerReference?.startsWith("ROT-"));
       const oldRedacted = redactApiKey(oldKey);
       const newRedacted = redactApiKey(newKey);
-      const placedAfterRotation = placed.filter((o) => Date.parse(o.acceptedAt) > rotatedAt);
+      // By when the gateway let the call through: a call admitted with the old key just before the revocation
+      // can still be accepted by the (slowed-down) sandbox just after it.
+      const placedAfterRotation = placed.filter(
+        (o) => (w.gateway.admittedAt.get(o.customerReference ?? "") ?? 0) > rotatedAt,
+      );
       const keyUse = `${placed.filter((o) => o.apiKey === oldRedacted).length} with the first key, ${
         placed.filter((o) => o.apiKey === newRedacted).length
       } with the rotated key; ${w.gateway.callsByKeySuffix.get(oldKey.slice(-4)) ?? 0} calls with the first key in all`;

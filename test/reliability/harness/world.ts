@@ -58,6 +58,8 @@ export interface SupplierGateway {
   refuseOnce(customerReference: string): void;
   /** Create calls seen, by the last 4 characters of the key used. */
   readonly callsByKeySuffix: Map<string, number>;
+  /** When the gateway last let a create call for this customerReference through to the sandbox (ms epoch). */
+  readonly admittedAt: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -75,6 +77,7 @@ async function startGateway(target: string): Promise<SupplierGateway> {
   const revoked = new Set<string>();
   const refusals = new Set<string>();
   const callsByKeySuffix = new Map<string, number>();
+  const admittedAt = new Map<string, number>();
   const agent = new Agent({ connections: 64 });
   const server = createHttpServer(async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -100,6 +103,7 @@ async function startGateway(target: string): Promise<SupplierGateway> {
         .end(failureBody("VALIDATION_FAILED", "The order request is not valid.", meta, details));
       return;
     }
+    if (reference !== undefined) admittedAt.set(reference, Date.now());
     try {
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(req.headers)) {
@@ -133,6 +137,7 @@ async function startGateway(target: string): Promise<SupplierGateway> {
       refusals.add(customerReference);
     },
     callsByKeySuffix,
+    admittedAt,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
