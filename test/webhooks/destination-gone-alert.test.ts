@@ -7,9 +7,9 @@ import type { AdminAlert } from "../../src/orders/ports.ts";
 import { ChannelPacer } from "../../src/orders/updates/pacer.ts";
 import { createPostUpdateWorker } from "../../src/orders/updates/post-update.ts";
 import type { Store } from "../../src/store/db.ts";
-import { getEvent, insertEventIfNew } from "../../src/store/repositories/events.ts";
+import { getEvent } from "../../src/store/repositories/events.ts";
 import { getTestStore } from "../helpers/db.ts";
-import { type Harness, NOW, placeOrder, startHarness, statusEvent } from "./support.ts";
+import { type Harness, NOW, placeOrder, startHarness, statusEvent, storeEventWithoutJob } from "./support.ts";
 
 let store: Store;
 let h: Harness;
@@ -30,13 +30,7 @@ describe("the admin alert for updates that cannot be posted", () => {
     h.fake.setArchived(channel, true);
     // Stored without a job of its own: this test runs the worker itself.
     const e = statusEvent(o.correlationId, "validated", "2026-11-24T08:01:00Z");
-    await insertEventIfNew(store, {
-      id: e.id,
-      correlationId: e.correlationId,
-      type: e.type,
-      occurredAt: e.occurredAt,
-      payload: e,
-    });
+    await storeEventWithoutJob(store, e);
 
     const sent: AdminAlert[] = [];
     let failuresLeft = 1;

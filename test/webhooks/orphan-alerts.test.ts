@@ -32,6 +32,29 @@ async function alertAdmins(alert: AdminAlert): Promise<void> {
 const adminMessagesAbout = (correlationId: string) =>
   h.fake.messages(ADMIN_CHANNEL).filter((m) => m.text?.includes(correlationId));
 
+/** One sweeper per store runs at the same moment over one orphan: exactly one of them reports it, once. */
+async function expectOneAlertFromSweepsAtOnce(stores: Store[]): Promise<void> {
+  const orphan = await storeOrphan();
+  const sweepers = stores.map((s) =>
+    createOrphanSweeper({
+      store: s,
+      jobs: h.jobs,
+      orphanAfterMs: 0,
+      now: () => Date.now() + 1_000,
+      alertAdmins,
+    }),
+  );
+  // Slow Slack: every sweep finds the orphan unreported while the first alert is in flight.
+  h.fake.setLatency(200, "chat.postMessage");
+  try {
+    const results = await Promise.all(sweepers.map((s) => s.runOnce()));
+    expect(results.map((r) => r.reported).sort()).toEqual([0, 1]);
+  } finally {
+    h.fake.clearFaults();
+  }
+  expect(adminMessagesAbout(orphan.correlationId)).toHaveLength(1);
+}
+
 async function storeOrphan(): Promise<{ id: string; correlationId: string }> {
   const event = statusEvent(randomUUID(), "received", new Date().toISOString(), {
     externalDocumentNumber: "OD-ELSEWHERE",
@@ -92,25 +115,7 @@ describe("reporting orphan events to the admins", () => {
   });
 
   it("alerts once when two sweepers report at the same time", async () => {
-    const orphan = await storeOrphan();
-    const sweepers = [1, 2].map(() =>
-      createOrphanSweeper({
-        store,
-        jobs: h.jobs,
-        orphanAfterMs: 0,
-        now: () => Date.now() + 1_000,
-        alertAdmins,
-      }),
-    );
-    // Slow Slack: both sweeps find the orphan unreported while the first alert is in flight.
-    h.fake.setLatency(200, "chat.postMessage");
-    try {
-      const results = await Promise.all(sweepers.map((s) => s.runOnce()));
-      expect(results.map((r) => r.reported).sort()).toEqual([0, 1]);
-    } finally {
-      h.fake.clearFaults();
-    }
-    expect(adminMessagesAbout(orphan.correlationId)).toHaveLength(1);
+    await expectOneAlertFromSweepsAtOnce([store, store]);
   });
 
   it.runIf(defaultBackend() === "postgres")(
@@ -123,24 +128,7 @@ describe("reporting orphan events to the admins", () => {
         migrate: false,
       });
       try {
-        const orphan = await storeOrphan();
-        const sweepers = [store, replica].map((s) =>
-          createOrphanSweeper({
-            store: s,
-            jobs: h.jobs,
-            orphanAfterMs: 0,
-            now: () => Date.now() + 1_000,
-            alertAdmins,
-          }),
-        );
-        h.fake.setLatency(200, "chat.postMessage");
-        try {
-          const results = await Promise.all(sweepers.map((s) => s.runOnce()));
-          expect(results.map((r) => r.reported).sort()).toEqual([0, 1]);
-        } finally {
-          h.fake.clearFaults();
-        }
-        expect(adminMessagesAbout(orphan.correlationId)).toHaveLength(1);
+        await expectOneAlertFromSweepsAtOnce([store, replica]);
       } finally {
         await replica.close();
       }

@@ -8,7 +8,7 @@ import { createPostUpdateWorker } from "../../src/orders/updates/post-update.ts"
 import { readTracking } from "../../src/orders/updates/tracking.ts";
 import { STATUS_LINE_BLOCK_ID } from "../../src/slack/blocks/updates/status-line.ts";
 import type { Store } from "../../src/store/db.ts";
-import { getEvent, insertEventIfNew } from "../../src/store/repositories/events.ts";
+import { getEvent } from "../../src/store/repositories/events.ts";
 import { getOrder, insertOrder, markPlaced, setOriginMessage } from "../../src/store/repositories/orders.ts";
 import { attachOrphanEvents, createOrphanSweeper } from "../../src/webhooks/orphans.ts";
 import { getTestStore } from "../helpers/db.ts";
@@ -22,6 +22,7 @@ import {
   shippingEvent,
   startHarness,
   statusEvent,
+  storeEventWithoutJob,
   type TestOrder,
   until,
 } from "./support.ts";
@@ -218,13 +219,7 @@ describe("supplier events become threaded replies", () => {
     const o = await placeOrder(h);
     const e = statusEvent(o.correlationId, "picked", at(54));
     // Stored as a covered event is (no job of its own), and the job relied on never ran.
-    await insertEventIfNew(store, {
-      id: e.id,
-      correlationId: e.correlationId,
-      type: e.type,
-      occurredAt: e.occurredAt,
-      payload: e,
-    });
+    await storeEventWithoutJob(store, e);
     const sweeper = createOrphanSweeper({
       store,
       jobs: h.jobs,
@@ -313,13 +308,7 @@ describe("Slack's limits", () => {
     const ids: string[] = [];
     for (const [i, s] of ["validated", "picked", "packed"].entries()) {
       const e = statusEvent(o.correlationId, s, at(i + 1));
-      await insertEventIfNew(store, {
-        id: e.id,
-        correlationId: e.correlationId,
-        type: e.type,
-        occurredAt: e.occurredAt,
-        payload: e,
-      });
+      await storeEventWithoutJob(store, e);
       ids.push(e.id);
     }
     const worker = createPostUpdateWorker({
@@ -384,7 +373,7 @@ describe("Slack's limits", () => {
     });
     await markPlaced(store, orderId, { correlationId, placedEarlier: false });
     const event = statusEvent(correlationId, "received", "2026-11-24T09:00:00Z");
-    await insertEventIfNew(store, { ...event, payload: event });
+    await storeEventWithoutJob(store, event);
 
     const worker = createPostUpdateWorker({
       store,

@@ -19,6 +19,7 @@ import {
 import { createSlackChat, type SlackChat } from "../../src/orders/updates/slack-chat.ts";
 import { orderMessage } from "../../src/slack/blocks/order-message.ts";
 import type { Store } from "../../src/store/db.ts";
+import { insertEventIfNew } from "../../src/store/repositories/events.ts";
 import {
   getOrder,
   insertOrder,
@@ -187,6 +188,20 @@ export function statusEvent(correlationId: string, status: string, occurredAt: s
     data: { status },
     ...extra,
   };
+}
+
+/** Stores an event as the receiver does for one its order's pending job already covers: no job of its own. */
+export async function storeEventWithoutJob(
+  store: Store,
+  event: { id: string; correlationId: string; type: string; occurredAt: string },
+): Promise<void> {
+  await insertEventIfNew(store, {
+    id: event.id,
+    correlationId: event.correlationId,
+    type: event.type,
+    occurredAt: event.occurredAt,
+    payload: event,
+  });
 }
 
 export function shippingEvent(correlationId: string, occurredAt: string, data: object = {}) {
