@@ -196,7 +196,7 @@ export class QueueWorker<T> {
       clearTimeout(timer);
     }
 
-    try {
+    const record = async () => {
       if (run.interrupted) {
         await this.deps.requeue(this.queue, [job.id], "interrupted by shutdown");
         logger.info("job interrupted by shutdown; queued again");
@@ -215,12 +215,36 @@ export class QueueWorker<T> {
         if (context.isFinalAttempt) logger.error({ err: failure }, "job failed; no attempts left");
         else logger.warn({ err: failure }, "job failed; it will be retried");
       }
-    } catch (error) {
-      // The outcome could not be recorded (database unreachable): the job stays active until it expires and
-      // is retried then. Handlers are idempotent, so running it again is safe.
-      logger.error({ err: error }, "could not record the job's outcome; it will be retried after it expires");
+    };
+    // The database may be restarting: a job whose outcome is not recorded stays active until it expires (five
+    // minutes for a placement), so try again for a while first. A recording that landed before its answer was
+    // lost is at worst applied twice: completing or deferring acts only on an active job, and failing again
+    // only schedules the retry anew.
+    for (let tries = 0; ; tries++) {
+      try {
+        await record();
+        return;
+      } catch (error) {
+        const delayMs = outcomeRetryDelayMs(tries);
+        if (delayMs === null) {
+          // Handlers are idempotent, so the run after the expiry is safe.
+          logger.error(
+            { err: error },
+            "could not record the job's outcome; it will be retried after it expires",
+          );
+          return;
+        }
+        logger.warn({ err: error, delayMs }, "could not record the job's outcome; trying again");
+        await sleep(delayMs);
+      }
     }
   }
+}
+
+/** Waits between attempts to record a job's outcome: about 16 s in all, then `null` (leave it to the expiry). */
+export function outcomeRetryDelayMs(tries: number): number | null {
+  const delays = [100, 250, 500, 1000, 2000, 4000, 8000];
+  return delays[tries] ?? null;
 }
 
 function deferralsOf(job: FetchedJob): number {

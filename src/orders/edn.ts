@@ -5,7 +5,7 @@
  */
 
 import type { Queryable } from "../store/db.ts";
-import { nextValue } from "../store/repositories/sequences.ts";
+import { nextValue, nextValues } from "../store/repositories/sequences.ts";
 
 export interface EdnContext {
   ticket: string;
@@ -47,4 +47,22 @@ export async function nextEdn(q: Queryable, pattern: string, ctx: EdnContext): P
   const prefix = ednPrefix(pattern, ctx);
   const seq = await nextValue(q, `edn:${prefix}`);
   return renderEdn(pattern, ctx, seq);
+}
+
+/** `nextEdn` for several orders at once (one statement); numbers of one prefix are given in the order asked. */
+export async function nextEdns(
+  q: Queryable,
+  pattern: string,
+  contexts: readonly EdnContext[],
+): Promise<string[]> {
+  const keys = contexts.map((ctx) => `edn:${ednPrefix(pattern, ctx)}`);
+  const counts = new Map<string, number>();
+  for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
+  const next = await nextValues(q, counts);
+  return contexts.map((ctx, i) => {
+    const key = keys[i] as string;
+    const seq = next.get(key) as number;
+    next.set(key, seq + 1);
+    return renderEdn(pattern, ctx, seq);
+  });
 }

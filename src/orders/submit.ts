@@ -17,11 +17,14 @@ import {
   getOrderByIdempotencyKey,
   getOrderForUpdate,
   insertOrder,
+  insertOrderIfNumberFree,
+  type NewOrder,
   type Order,
   type OrderSource,
   resetForResubmit,
 } from "../store/repositories/orders.ts";
 import { checkOrderRequest } from "../supplier/rules.ts";
+import type { CreateOrderRequest } from "../supplier/schema.ts";
 import type { Authorizer } from "./authorization.ts";
 import { checkDraft } from "./check.ts";
 import type { OrderDraft } from "./draft.ts";
@@ -38,6 +41,8 @@ export interface SubmitDeps {
   now?: () => Date;
   newOrderId?: () => string;
   logger?: Logger;
+  /** Stores accepted submissions (default: `storeSubmission`, one transaction each). */
+  intake?: SubmissionStore;
 }
 
 export interface OrderOrigin {
@@ -103,8 +108,26 @@ const ednTakenErrors = (edn: string): FieldErrors => ({
   externalDocumentNumber: [`${edn} is already used by another order; type another number or leave it empty.`],
 });
 
+/** Generated numbers skipped because agents typed them, before a submit gives up. */
+const MAX_TAKEN_NUMBERS = 100;
+
 function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "23505";
+}
+
+/** A submission that passed the rules and the authorization check: what storing it needs. */
+export interface AcceptedSubmission {
+  profile: Profile;
+  /** The checked, normalised draft. */
+  draft: OrderDraft;
+  origin: OrderOrigin;
+  /** When it was checked: the date a document number pattern's `{date}` takes. */
+  at: Date;
+}
+
+/** Stores accepted submissions; the Slack app's commits several at once (see `./intake.ts`). */
+export interface SubmissionStore {
+  store(submission: AcceptedSubmission): Promise<SubmitResult>;
 }
 
 export async function submitOrder(
@@ -112,11 +135,21 @@ export async function submitOrder(
   draft: OrderDraft,
   origin: OrderOrigin,
 ): Promise<SubmitResult> {
-  const now = deps.now ?? (() => new Date());
-  const logger = deps.logger ?? pino({ level: "silent" });
+  const accepted = await acceptSubmission(deps, draft, origin);
+  if ("status" in accepted) return accepted;
+  return deps.intake ? deps.intake.store(accepted) : storeSubmission(deps, accepted);
+}
+
+/** The rules and the authorization check, before anything is written. */
+export async function acceptSubmission(
+  deps: SubmitDeps,
+  draft: OrderDraft,
+  origin: OrderOrigin,
+): Promise<AcceptedSubmission | Exclude<SubmitResult, { status: "queued" }>> {
+  const at = (deps.now ?? (() => new Date()))();
   const profileErrors = profileProblem(deps.customer, draft, origin.channelId);
   if (profileErrors) return { status: "invalid", draft, errors: profileErrors };
-  const checked = checkDraft(draft, deps.customer, { now: now() });
+  const checked = checkDraft(draft, deps.customer, { now: at });
   if (!checked.ok) {
     // Say "not allowed" before listing field errors: fixing them would be wasted effort.
     const profile = deps.customer.profile(checked.draft.profile);
@@ -125,8 +158,16 @@ export async function submitOrder(
   }
   const forbidden = await authorize(deps, checked.profile, origin.requestedBy);
   if (forbidden) return forbidden;
+  return { profile: checked.profile, draft: checked.draft, origin, at };
+}
 
-  const { profile, draft: clean } = checked;
+/** Stores one accepted submission and enqueues its placement, in one transaction of its own. */
+export async function storeSubmission(
+  deps: Pick<SubmitDeps, "store" | "jobs" | "customer" | "newOrderId" | "logger">,
+  accepted: AcceptedSubmission,
+): Promise<SubmitResult> {
+  const logger = deps.logger ?? pino({ level: "silent" });
+  const { profile, draft: clean, origin, at } = accepted;
   const pattern = deps.customer.config.externalDocumentNumber.pattern;
   const key = origin.idempotencyKey;
   try {
@@ -143,39 +184,34 @@ export async function submitOrder(
             (await repeated(tx, key)) ?? { status: "invalid", draft: clean, errors: ednTakenErrors(edn) }
           );
         }
-      } else {
-        edn = await nextEdn(tx, pattern, { ticket: clean.ticket, profile: profile.name, now: now() });
       }
-      const final = checkOrderRequest(draftToRequest(clean, profile, edn));
-      if (!final.ok) {
-        const earlier = await repeated(tx, key);
-        if (earlier) throw new AlreadySubmitted(earlier.order);
-        return { status: "invalid", draft: clean, errors: fieldErrorsFromDetails(final.details) };
+      const generated = edn === "";
+      const id = deps.newOrderId?.() ?? randomUUID();
+      let order: Order | null = null;
+      // A generated number an agent once typed by hand is skipped: the counter moves on to the next one.
+      for (let tries = 0; order === null; tries++) {
+        if (tries === MAX_TAKEN_NUMBERS) {
+          throw new Error(`the next ${MAX_TAKEN_NUMBERS} document numbers for ${clean.ticket} are all taken`);
+        }
+        if (generated) {
+          edn = await nextEdn(tx, pattern, { ticket: clean.ticket, profile: profile.name, now: at });
+        }
+        const final = checkOrderRequest(draftToRequest(clean, profile, edn));
+        if (!final.ok) {
+          const earlier = await repeated(tx, key);
+          if (earlier) throw new AlreadySubmitted(earlier.order);
+          return { status: "invalid", draft: clean, errors: fieldErrorsFromDetails(final.details) };
+        }
+        const row = newOrderRow(accepted, id, edn, final.value);
+        const stored = generated ? await insertOrderIfNumberFree(tx, row) : await insertOrder(tx, row);
+        if ("taken" in stored) continue;
+        if (!stored.created) throw new AlreadySubmitted(stored.order);
+        order = stored.order;
       }
-
-      const { order, created } = await insertOrder(tx, {
-        id: deps.newOrderId?.() ?? randomUUID(),
-        profile: profile.name,
-        externalDocumentNumber: edn,
-        customerReference: clean.ticket,
-        requestedBy: origin.requestedBy,
-        source: origin.source,
-        idempotencyKey: key,
-        slackTeamId: origin.teamId ?? null,
-        slackChannelId: origin.channelId ?? null,
-        slackThreadTs: origin.threadTs ?? null,
-        request: final.value,
-        draft: clean,
-        workflow: origin.workflow ?? null,
-      });
-      if (!created) throw new AlreadySubmitted(order);
       const data: PlaceOrderJobData = { orderId: order.id };
-      await deps.jobs.send(QUEUES.placeOrder, data, { id: jobId(QUEUES.placeOrder, order.id), tx });
-      logger.info(
-        { orderId: order.id, externalDocumentNumber: edn, profile: profile.name, source: origin.source },
-        "order stored and queued for placement",
-      );
-      return { status: "queued", order, created };
+      await deps.jobs.send(QUEUES.placeOrder, data, { id: placeOrderJobId(order.id), tx });
+      logQueued(logger, order);
+      return { status: "queued", order, created: true };
     });
   } catch (error) {
     if (error instanceof AlreadySubmitted) return { status: "queued", order: error.order, created: false };
@@ -187,6 +223,48 @@ export async function submitOrder(
     }
     throw error;
   }
+}
+
+/** The row of an accepted submission, with its document number and the request as it will be sent. */
+export function newOrderRow(
+  accepted: AcceptedSubmission,
+  id: string,
+  externalDocumentNumber: string,
+  request: CreateOrderRequest,
+): NewOrder {
+  const { origin } = accepted;
+  return {
+    id,
+    profile: accepted.profile.name,
+    externalDocumentNumber,
+    customerReference: accepted.draft.ticket,
+    requestedBy: origin.requestedBy,
+    source: origin.source,
+    idempotencyKey: origin.idempotencyKey,
+    slackTeamId: origin.teamId ?? null,
+    slackChannelId: origin.channelId ?? null,
+    slackThreadTs: origin.threadTs ?? null,
+    request,
+    draft: accepted.draft,
+    workflow: origin.workflow ?? null,
+  };
+}
+
+/** The id of an order's first placement job (a resubmission's has its own). */
+export function placeOrderJobId(orderId: string): string {
+  return jobId(QUEUES.placeOrder, orderId);
+}
+
+export function logQueued(logger: Logger, order: Order): void {
+  logger.info(
+    {
+      orderId: order.id,
+      externalDocumentNumber: order.externalDocumentNumber,
+      profile: order.profile,
+      source: order.source,
+    },
+    "order stored and queued for placement",
+  );
 }
 
 /** The same submission came before (a double click, Slack's retry): its order, looked up only on rare paths. */

@@ -12,6 +12,7 @@ import type { Jobs } from "../jobs/jobs.ts";
 import { slackSdkLogger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import { type Authorizer, createAuthorizer } from "../orders/authorization.ts";
+import { createBatchedIntake } from "../orders/intake.ts";
 import type { OrderNotifier } from "../orders/ports.ts";
 import type { SubmitDeps } from "../orders/submit.ts";
 import type { Store } from "../store/db.ts";
@@ -43,7 +44,7 @@ export interface CreateSlackAppOptions {
 
   customer: Customer;
   store: Store;
-  jobs: Pick<Jobs, "send">;
+  jobs: Pick<Jobs, "send" | "sendMany">;
   /** Default: group membership looked up with `usergroups.users.list`, cached 5 minutes. */
   authorizer?: Authorizer;
   logger?: Logger;
@@ -127,15 +128,15 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
       logger,
       groupMembers: async (usergroup) => (await client.usergroups.users.list({ usergroup })).users ?? [],
     });
-  const orders: SubmitDeps = {
+  const storing = {
     store: options.store,
     jobs: options.jobs,
     customer: options.customer,
-    authorizer,
-    now,
     logger,
     ...(options.newOrderId ? { newOrderId: options.newOrderId } : {}),
   };
+  // Submits of the modal arriving together are stored in one commit: Slack waits for it before closing.
+  const orders: SubmitDeps = { ...storing, authorizer, now, intake: createBatchedIntake(storing) };
   const context: SlackContext = {
     customer: options.customer,
     store: options.store,

@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import { createCustomer } from "../../src/config/catalog.ts";
 import { parseCustomerConfig } from "../../src/config/customer.ts";
 import { checkDraft } from "../../src/orders/check.ts";
-import { emptyDraft, type OrderDraft } from "../../src/orders/draft.ts";
 import { renderEdn } from "../../src/orders/edn.ts";
 import {
   describeFieldErrors,
@@ -13,29 +12,13 @@ import {
 import { draftToRequest } from "../../src/orders/request.ts";
 import { errorsForBlocks } from "../../src/slack/blocks/order-modal.ts";
 import { checkOrderRequest } from "../../src/supplier/rules.ts";
+import { acmeUsDraft } from "../helpers/drafts.ts";
 
 const customer = createCustomer(
   parseCustomerConfig(readFileSync(new URL("../../examples/order-desk.config.yml", import.meta.url), "utf8")),
 );
 
-function draft(overrides: Partial<OrderDraft> = {}): OrderDraft {
-  return {
-    ...emptyDraft("Acme US", "ABC-123"),
-    firstName: "Nina",
-    lastName: "Newhire",
-    email: "nina@example.com",
-    phone: "+1 415 555 0101",
-    deliveryAt: "Office",
-    company: "Acme Inc.",
-    address1: "1 Market St",
-    city: "San Francisco",
-    zip: "94105",
-    state: "CA",
-    country: "us",
-    lines: [{ itemNumber: "LAP-14-PRO", quantity: "2", comment: "Asset-tag" }],
-    ...overrides,
-  };
-}
+const draft = acmeUsDraft;
 
 describe("draft → request", () => {
   it("takes the agreed values from the profile and the delivery from the draft", () => {

@@ -4,6 +4,7 @@
  */
 import { jobId } from "../../jobs/ids.ts";
 import { QUEUES } from "../../jobs/queues.ts";
+import { placeOrderJobId } from "../submit.ts";
 
 export interface WorkflowDeadlineJobData {
   workflowDeadlineFor: string;
@@ -25,9 +26,7 @@ export function deadlineJobId(orderId: string): string {
 }
 
 /** The id `submitOrder` gives an order's first placement job. */
-export function placementJobId(orderId: string): string {
-  return jobId(QUEUES.placeOrder, orderId);
-}
+export const placementJobId = placeOrderJobId;
 
 export function deadlineOrderId(data: unknown): string | null {
   const value = (data as Partial<WorkflowDeadlineJobData> | null)?.workflowDeadlineFor;

@@ -24,7 +24,13 @@ export async function startInProcessDesk(
 ): Promise<InProcessDesk> {
   const logFile = logPath(name);
   const stream = createWriteStream(logFile, { flags: "a" });
-  const logger = createLogger({ level: "info" }, stream);
+  let ended = false;
+  // A handler abandoned by shutdown's settle window may still log once its Slack call returns: drop those
+  // lines rather than write to a closed file (an uncaught error in the test process).
+  const logger = createLogger(
+    { level: "info" },
+    { write: (line: string) => void (ended || stream.write(line)) },
+  );
   const env = world.env({ ORDER_DESK_DATA_DIR: "memory://", ...extraEnv });
   const config = loadConfig(env);
   const desk = await startOrderDesk(config, {
@@ -40,6 +46,7 @@ export async function startInProcessDesk(
     logFile,
     async close() {
       await desk.stop();
+      ended = true;
       await new Promise<void>((resolve) => stream.end(resolve));
     },
   };
