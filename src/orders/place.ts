@@ -68,8 +68,9 @@ export interface PlaceOrderDeps {
   showAgainAfterMs?: number;
   metrics?: PlacementMetrics;
   /**
-   * Runs once the supplier accepted the order and it is shown: attaches supplier events that arrived before
-   * the placement was recorded (they carry a correlationId we did not know yet).
+   * Runs once the supplier accepted the order and it is shown, and again when a later run of the job finds it
+   * placed: attaches supplier events that arrived before the placement was recorded (they carry a
+   * correlationId we did not know yet). Must be safe to repeat.
    */
   onPlaced?: (order: Order) => Promise<void>;
   logger?: Logger;
@@ -221,6 +222,8 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
     let order = await markPlacing(deps.store, found.id);
     if (!order) {
       log.info({ status: found.status }, "order already moved on; nothing to place");
+      // A run that recorded the placement but died before `onPlaced` left its early events waiting.
+      if (found.correlationId !== null) await deps.onPlaced?.(found);
       return;
     }
     // First run: post the message, or (a resubmission) turn it back to "placing". Retries keep "retrying".

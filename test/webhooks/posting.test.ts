@@ -185,6 +185,19 @@ describe("supplier events become threaded replies", () => {
     expect(await getEvent(store, early.id)).toMatchObject({ orderId: o.orderId });
   });
 
+  it("posts an event left waiting by a placement that died before attaching it ahead of the order's later events", async () => {
+    const o = await placeOrder(h, { placed: false });
+    const early = statusEvent(o.correlationId, "received", at(55));
+    expect((await deliver(h.url, early)).status).toBe(202);
+    // Killed between recording the placement and attaching what waited for it: no job, no sweep yet.
+    await markPlaced(store, o.orderId, { correlationId: o.correlationId, placedEarlier: false });
+    const later = statusEvent(o.correlationId, "validated", at(56));
+    expect((await deliver(h.url, later)).status).toBe(200);
+    const thread = await repliesReach(o, 2);
+    expect(thread.map((r) => r.text)).toEqual(["Status: Received", "Status: Validated"]);
+    expect(await getEvent(store, early.id)).toMatchObject({ orderId: o.orderId });
+  });
+
   it("sweeps: attaches orphans whose order became known, and reports those still unknown to the admins once", async () => {
     const o = await placeOrder(h, { placed: false });
     const raced = statusEvent(o.correlationId, "validated", at(51));

@@ -31,6 +31,7 @@ import {
 } from "../../slack/blocks/updates/replies.ts";
 import type { Store } from "../../store/db.ts";
 import {
+  attachOrphansOfOrder,
   listEventsForOrder,
   listUnpostedForOrder,
   markPostAttempted,
@@ -338,11 +339,23 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
     return true;
   }
 
+  /**
+   * Links the order's orphans (events stored before its correlation id was) before listing what to post. The
+   * placement job attaches them right after recording the placement, but a crash between the two, or an
+   * event's INSERT overlapping that commit, leaves one behind; without this, the order's later events would go
+   * out first and the orphan would follow only at the next sweep, out of order.
+   */
+  async function adoptOrphans(orderId: string, logger: Logger): Promise<void> {
+    const adopted = await attachOrphansOfOrder(store, orderId);
+    if (adopted > 0) logger.info({ adopted }, "linked events that were waiting for this order's placement");
+  }
+
   async function post(
     orderId: string,
     signal: AbortSignal | undefined,
     logger: Logger,
   ): Promise<PostOutcome> {
+    await adoptOrphans(orderId, logger);
     const events = await listEventsForOrder(store, orderId);
     const pending = events.filter((e) => e.postedAt === null);
     let applied = 0;
@@ -377,6 +390,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
     for (;;) {
       signal?.throwIfAborted();
       // Listed again before every post: an earlier event that arrived meanwhile must go first.
+      await adoptOrphans(orderId, logger);
       const queue = await listUnpostedForOrder(store, orderId);
       const event = queue[0];
       if (!event) break;

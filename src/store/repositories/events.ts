@@ -129,6 +129,17 @@ export async function attachOrphans(q: Queryable, correlationId: string, orderId
   return rows.map((r) => r.id);
 }
 
+/** `attachOrphans` for an order's own correlation id, in one statement; returns how many were linked. */
+export async function attachOrphansOfOrder(q: Queryable, orderId: string): Promise<number> {
+  const { rowCount } = await q.query(
+    `UPDATE supplier_events e SET order_id = o.id
+       FROM orders o
+      WHERE o.id = $1 AND e.correlation_id = o.correlation_id AND e.order_id IS NULL`,
+    [orderId],
+  );
+  return rowCount ?? 0;
+}
+
 /** The order's events not yet posted to Slack, in the order they happened. */
 export async function listUnpostedForOrder(q: Queryable, orderId: string): Promise<StoredEvent[]> {
   const { rows } = await q.query(
