@@ -7,7 +7,8 @@
  * - We run our own fetch loop (worker.ts) instead of `boss.work()` to get: attempt numbers in the handler,
  *   `RetryLaterError`/`PermanentJobError`, an abort signal, an immediate wake-up when this process sends, and a
  *   shutdown that puts interrupted jobs back without using up an attempt.
- * - Crash recovery: on PostgreSQL each process marks the jobs it fetches with its key and holds an advisory
+ * - Crash recovery: on PostgreSQL each process marks the jobs it fetches with its key (in the fetch statement
+ *   itself, owners.ts) and holds an advisory
  *   lock on that key; a job whose process died (no lock) is queued again within seconds (owners.ts), and
  *   pg-boss's expiry remains the backstop. On the embedded store the lock file guarantees a single process,
  *   so any job still `active` at start-up was interrupted by a crash and is queued again immediately.
@@ -205,11 +206,8 @@ export function createJobs(options: JobsOptions): Jobs {
 
   const deps: WorkerDeps = {
     async fetch(queue, batchSize) {
+      if (owners) return owners.fetch(queue, batchSize);
       const fetched = await boss.fetch<unknown>(queue, { batchSize, includeMetadata: true });
-      await owners?.claim(
-        queue,
-        fetched.map((j) => j.id),
-      );
       return fetched.map(
         (j): FetchedJob => ({
           id: j.id,

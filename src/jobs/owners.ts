@@ -12,8 +12,9 @@
  *   covers a PostgreSQL restart, after which every live process needs a moment to lock its key again; a sweep
  *   that fails forgets what it saw, so an outage never counts as death.
  *
- * The one window left: a process killed between the fetch and the claim (one statement) leaves jobs without a
- * key; those wait for pg-boss's expiry as before.
+ * - The key is written by the fetch itself (`fetch`: pg-boss's fetch statement for our standard-policy queues,
+ *   plus the key), so no job is ever active without one. With a separate claim statement, a process killed
+ *   between the two left its jobs to pg-boss's expiry (minutes for a placement).
  */
 import { randomInt } from "node:crypto";
 import pg from "pg";
@@ -40,11 +41,22 @@ export interface JobOwnersOptions {
   now?: () => number;
 }
 
+/** A fetched job's row (the columns the worker reads). */
+export interface OwnedJob {
+  id: string;
+  data: unknown;
+  retryCount: number;
+  retryLimit: number;
+  expireInSeconds: number;
+  createdOn: Date;
+  output: unknown;
+}
+
 export interface JobOwners {
   readonly key: number;
   start(): Promise<void>;
-  /** Marks freshly fetched jobs as this process's. */
-  claim(queue: string, ids: readonly string[]): Promise<void>;
+  /** Takes up to `batchSize` ready jobs of the queue, marked as this process's in the same statement. */
+  fetch(queue: string, batchSize: number): Promise<OwnedJob[]>;
   stop(): Promise<void>;
 }
 
@@ -138,15 +150,31 @@ export function createJobOwners(options: JobOwnersOptions): JobOwners {
       }, sweepIntervalMs);
       timer.unref();
     },
-    async claim(queue, ids) {
-      if (ids.length === 0) return;
-      await store.query(
-        `UPDATE ${jobTable}
-         SET output = CASE WHEN jsonb_typeof(output) = 'object' THEN output ELSE '{}'::jsonb END
-           || jsonb_build_object('worker', $3::bigint)
-         WHERE name = $1 AND id = ANY($2::uuid[]) AND state = 'active'`,
-        [queue, ids, key],
+    async fetch(queue, batchSize) {
+      // pg-boss 10's fetch (plans.js `fetchNextJob`) for standard-policy queues, which all of ours are, with the
+      // key added. `output` is returned as it was before the fetch (the worker reads its `deferrals`).
+      const { rows } = await store.query<OwnedJob & { expireInSeconds: string | number }>(
+        `WITH next AS (
+           SELECT id, output AS previous_output FROM ${jobTable}
+           WHERE name = $1 AND state < 'active' AND start_after < now()
+           ORDER BY priority DESC, created_on, id
+           LIMIT $2
+           FOR UPDATE SKIP LOCKED
+         )
+         UPDATE ${jobTable} j SET
+           state = 'active',
+           started_on = now(),
+           retry_count = CASE WHEN started_on IS NOT NULL THEN retry_count + 1 ELSE retry_count END,
+           output = CASE WHEN jsonb_typeof(j.output) = 'object' THEN j.output ELSE '{}'::jsonb END
+             || jsonb_build_object('worker', $3::bigint)
+         FROM next
+         WHERE j.name = $1 AND j.id = next.id
+         RETURNING j.id, j.data, j.retry_count AS "retryCount", j.retry_limit AS "retryLimit",
+           EXTRACT(epoch FROM j.expire_in) AS "expireInSeconds", j.created_on AS "createdOn",
+           next.previous_output AS output`,
+        [queue, batchSize, key],
       );
+      return rows.map((r) => ({ ...r, expireInSeconds: Number(r.expireInSeconds) }));
     },
     async stop() {
       stopped = true;

@@ -3,9 +3,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { jobId } from "../../src/jobs/ids.ts";
 import { createJobs } from "../../src/jobs/jobs.ts";
+import { createJobOwners } from "../../src/jobs/owners.ts";
 import { openStore, type Store } from "../../src/store/db.ts";
 import { pgliteTemplate, TEST_BACKENDS, testDatabaseUrl, uniqueSchemaName } from "../helpers/db.ts";
 import { CRASH_POLICY, type CrashJob, crashHandler } from "./fixtures/crash-effect.ts";
@@ -122,6 +124,58 @@ describe.each(TEST_BACKENDS)("a process killed with jobs in flight, on %s", (bac
     ]);
   });
 });
+
+describe.skipIf(!TEST_BACKENDS.includes("postgres"))(
+  "jobs of a process killed right after fetching, on postgres",
+  () => {
+    it("are queued again within seconds: the fetch itself marks them as that process's", async () => {
+      const schema = uniqueSchemaName();
+      const [a, b] = [
+        await openStore({ databaseUrl: testDatabaseUrl(), schema }),
+        await openStore({ databaseUrl: testDatabaseUrl(), schema }),
+      ];
+      const jobsB = createJobs({
+        store: b,
+        pollIntervalMs: 50,
+        owners: { sweepIntervalMs: 100, graceMs: 200 },
+      });
+      const dying = createJobOwners({
+        store: a,
+        jobTable: `${schema}_jobs.job`,
+        schema: `${schema}_jobs`,
+        logger: pino({ level: "silent" }),
+      });
+      const ran: string[] = [];
+      try {
+        await jobsB.start();
+        // B has no worker on the queue yet: the job waits for the dying process to fetch it.
+        const id = (await jobsB.send("place-order", { orderId: "fetched-then-killed" })) ?? "";
+        await dying.start();
+        const [fetched] = await dying.fetch("place-order", 1);
+        expect(fetched?.id).toBe(id);
+        expect((await jobsB.getJob("place-order", id))?.state).toBe("active");
+        // Killed with nothing run: its session, and so its lock, is gone.
+        await dying.stop();
+        jobsB.work("place-order", async (job) => {
+          ran.push(job.id);
+        });
+        for (let i = 0; i < 100 && (await jobsB.getJob("place-order", id))?.state !== "completed"; i++) {
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        expect((await jobsB.getJob("place-order", id))?.state).toBe("completed");
+        expect(ran).toEqual([id]);
+      } finally {
+        await dying.stop();
+        await jobsB.stop({ graceMs: 0 });
+        await a.query(
+          `DROP SCHEMA IF EXISTS ${schema} CASCADE; DROP SCHEMA IF EXISTS ${schema}_jobs CASCADE`,
+        );
+        await a.close();
+        await b.close();
+      }
+    });
+  },
+);
 
 describe.skipIf(!TEST_BACKENDS.includes("postgres"))("jobs of a live process, on postgres", () => {
   it("are never taken back by another process's sweep, however long they run", async () => {
