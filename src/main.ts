@@ -204,7 +204,8 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       }),
       settleMs: config.webhooks.settleMs,
       renderParent: (order) => orderMessage(order, { customer }),
-      showMissingMessage: (order) => showOrder(store, slack.notifier, order, { kind: "placed" }),
+      showMissingMessage: (order, signal) =>
+        showOrder(store, slack.notifier, order, { kind: "placed" }, { signal }),
       alertAdmins,
       broadcast: customer.config.broadcast,
       metrics,

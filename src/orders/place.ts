@@ -151,10 +151,16 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
     });
   });
 
-  async function publish(order: Order, change: OrderChange, log: Logger): Promise<Order> {
+  async function publish(
+    order: Order,
+    change: OrderChange,
+    log: Logger,
+    signal: AbortSignal,
+  ): Promise<Order> {
     try {
-      return await showOrder(deps.store, deps.notifier, order, change);
+      return await showOrder(deps.store, deps.notifier, order, change, { signal });
     } catch (error) {
+      if (signal.aborted) throw error; // shutting down or timed out: the queue runs the job again
       // Showing the order must not stop placing it: the next change tries again.
       log.warn({ err: error, change: change.kind }, "could not show the order in Slack");
     }
@@ -165,9 +171,14 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
    * Shows a final state. If Slack cannot show it even after `showOrder`'s own retries, a `show` job tries
    * again later, so the agent is never left with "placing…" on an order that ended.
    */
-  async function publishFinal(order: Order, change: OrderChange, log: Logger): Promise<Order> {
+  async function publishFinal(
+    order: Order,
+    change: OrderChange,
+    log: Logger,
+    signal: AbortSignal,
+  ): Promise<Order> {
     try {
-      return await showOrder(deps.store, deps.notifier, order, change);
+      return await showOrder(deps.store, deps.notifier, order, change, { signal });
     } catch (error) {
       log.warn(
         { err: error, change: change.kind },
@@ -191,18 +202,18 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
   }
 
   /** The `show` job: the order ended but Slack could not show it; throws (the queue retries) until it can. */
-  async function showAgain(orderId: string, log: Logger): Promise<void> {
+  async function showAgain(orderId: string, log: Logger, signal: AbortSignal): Promise<void> {
     const order = await getOrder(deps.store, orderId);
     const change = order && finalChange(order);
     if (!order || !change) return;
-    await showOrder(deps.store, deps.notifier, order, change);
+    await showOrder(deps.store, deps.notifier, order, change, { signal });
     log.info({ change: change.kind }, "showed the order's outcome in Slack");
   }
 
-  async function fail(order: Order, error: object, log: Logger): Promise<never> {
+  async function fail(order: Order, error: object, log: Logger, signal: AbortSignal): Promise<never> {
     deps.metrics?.failed(errorCode(error));
     const failed = (await markFailed(deps.store, order.id, error)) ?? order;
-    await publishFinal(failed, { kind: "failed" }, log);
+    await publishFinal(failed, { kind: "failed" }, log, signal);
     throw new PermanentJobError(
       `order ${order.id} failed: ${String((error as { message?: unknown }).message)}`,
     );
@@ -216,18 +227,22 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
       });
     }
     const log = baseLogger.child({ orderId: data.orderId, jobId: job.id, attempt: job.attempt });
-    if (isShowJob(data)) return showAgain(data.orderId, log);
+    if (isShowJob(data)) return showAgain(data.orderId, log, job.signal);
     const found = await getOrder(deps.store, data.orderId);
     if (!found) throw new PermanentJobError(`order ${data.orderId} does not exist`);
     let order = await markPlacing(deps.store, found.id);
     if (!order) {
       log.info({ status: found.status }, "order already moved on; nothing to place");
-      // A run that recorded the placement but died before `onPlaced` left its early events waiting.
-      if (found.correlationId !== null) await deps.onPlaced?.(found);
+      // A run that recorded the outcome may have died before showing it, or before `onPlaced` attached the
+      // events that beat it: both are safe to repeat.
+      const change = finalChange(found);
+      const shown = change ? await publishFinal(found, change, log, job.signal) : found;
+      if (found.correlationId !== null) await deps.onPlaced?.(shown);
       return;
     }
     // First run: post the message, or (a resubmission) turn it back to "placing". Retries keep "retrying".
-    if (!order.slackMessageTs || job.attempt === 1) order = await publish(order, { kind: "placing" }, log);
+    if (!order.slackMessageTs || job.attempt === 1)
+      order = await publish(order, { kind: "placing" }, log, job.signal);
 
     const profile: Profile | undefined = deps.customer.profile(order.profile);
     if (!profile) {
@@ -238,6 +253,7 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
           message: `the profile "${order.profile}" is no longer in order-desk.config.yml`,
         },
         log,
+        job.signal,
       );
     }
     if (profile.supplier.environment !== deps.supplier.environment) {
@@ -255,6 +271,7 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
           message: `profile "${profile.name}" is for the ${profile.supplier.environment} supplier environment, but Order Desk is connected to ${deps.supplier.environment}; an admin has been alerted`,
         },
         log,
+        job.signal,
       );
     }
 
@@ -273,7 +290,7 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
       });
       log.info({ correlationId: result.correlationId, placedEarlier: result.placedEarlier }, "order placed");
       deps.metrics?.placed(order.source);
-      const shown = await publishFinal(placed ?? order, { kind: "placed" }, log);
+      const shown = await publishFinal(placed ?? order, { kind: "placed" }, log, job.signal);
       await deps.onPlaced?.(shown);
     } catch (error) {
       if (job.signal.aborted) throw error; // shutting down or timed out: the queue runs it again
@@ -292,7 +309,7 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
       const placed = await markPlaced(deps.store, order.id, { correlationId: null, placedEarlier: true });
       log.warn("DUPLICATE_ORDER after an uncertain earlier attempt: treating the order as placed");
       deps.metrics?.placed(order.source);
-      const shown = await publishFinal(placed ?? order, { kind: "placed" }, log);
+      const shown = await publishFinal(placed ?? order, { kind: "placed" }, log, job.signal);
       await deps.onPlaced?.(shown);
       return;
     }
@@ -308,7 +325,7 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
       });
       log.info({ code: error.code }, "the supplier rejected the order");
       deps.metrics?.rejected(error instanceof LocalValidationError ? "VALIDATION_FAILED" : error.code);
-      await publishFinal(rejected ?? order, { kind: "rejected" }, log);
+      await publishFinal(rejected ?? order, { kind: "rejected" }, log, job.signal);
       return;
     }
     if (isTransient(error)) {
@@ -322,10 +339,10 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
         })) ?? order;
       if (job.isFinalAttempt) {
         log.error({ err: error }, "placement retries exhausted");
-        return fail(updated, { ...errorRecord(error), maybePlaced, retriesExhausted: true }, log);
+        return fail(updated, { ...errorRecord(error), maybePlaced, retriesExhausted: true }, log, job.signal);
       }
       deps.metrics?.failed(errorCode(error));
-      await publish(updated, { kind: "retrying", reason: retryReason(error) }, log);
+      await publish(updated, { kind: "retrying", reason: retryReason(error) }, log, job.signal);
       const retryAfterMs = (error as { retryAfterMs?: unknown }).retryAfterMs;
       if (error instanceof RateLimitedError && typeof retryAfterMs === "number") {
         throw new RetryLaterError(retryAfterMs, "the supplier rate-limited us", { cause: error });
@@ -354,9 +371,10 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
           ...(maybePlaced ? { maybePlaced } : {}),
         },
         log,
+        job.signal,
       );
     }
     log.error({ err: error }, "placement failed and cannot succeed by retrying");
-    return fail(order, errorRecord(error), log);
+    return fail(order, errorRecord(error), log, job.signal);
   }
 }

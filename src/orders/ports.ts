@@ -24,18 +24,26 @@ export interface AdminAlert {
   text: string;
 }
 
+/**
+ * `signal`: the job's, so a shutdown or an expired run is not held up by waits it can cut short (Slack's
+ * Retry-After); a Web API call already on the wire still ends at its own timeout.
+ */
+export interface SlackCallOptions {
+  signal?: AbortSignal | undefined;
+}
+
 export interface OrderNotifier {
   /**
    * Shows the order's new state: posts its message when it has none yet and returns where it went (the job
    * records it), or updates the existing message and returns null. Handles what it can work around itself
    * (bot not in the channel → the requester's DM); throws only when nothing could be shown.
    */
-  publish(order: Order, change: OrderChange): Promise<OriginMessage | null>;
+  publish(order: Order, change: OrderChange, options?: SlackCallOptions): Promise<OriginMessage | null>;
   /**
    * The order's message if an earlier `publish` posted it but its answer was never recorded (the process died,
    * the answer was lost), else null. Used by `showOrder` (show-order.ts) before posting again.
    */
-  findPublished?(order: Order): Promise<OriginMessage | null>;
+  findPublished?(order: Order, options?: SlackCallOptions): Promise<OriginMessage | null>;
   alertAdmins(alert: AdminAlert): Promise<void>;
 }
 

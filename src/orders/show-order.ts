@@ -22,22 +22,25 @@ const RETRY_DELAY_MS = 500;
 /**
  * Returns the order as stored after the change was shown (with its message recorded when one was posted).
  * A failed attempt is tried again after a short wait; since the first attempt was recorded, the retry looks for
- * the message before posting, so a post whose answer was lost is not repeated. Throws the last error.
+ * the message before posting, so a post whose answer was lost is not repeated. Throws the last error, or the
+ * abort reason once `signal` is aborted (its waits end at once).
  */
 export async function showOrder(
   store: Store,
   notifier: OrderNotifier,
   order: Order,
   change: OrderChange,
-  options: { retryDelayMs?: number } = {},
+  options: { retryDelayMs?: number; signal?: AbortSignal | undefined } = {},
 ): Promise<Order> {
+  const { signal } = options;
   let current = order;
   for (let attempt = 1; ; attempt++) {
+    signal?.throwIfAborted();
     try {
-      return await showOnce(store, notifier, current, change);
+      return await showOnce(store, notifier, current, change, signal);
     } catch (error) {
-      if (attempt >= ATTEMPTS) throw error;
-      await sleep((options.retryDelayMs ?? RETRY_DELAY_MS) * attempt);
+      if (attempt >= ATTEMPTS || signal?.aborted) throw error;
+      await sleep((options.retryDelayMs ?? RETRY_DELAY_MS) * attempt, undefined, { signal });
       current = (await getOrder(store, current.id)) ?? current;
     }
   }
@@ -48,15 +51,16 @@ async function showOnce(
   notifier: OrderNotifier,
   order: Order,
   change: OrderChange,
+  signal: AbortSignal | undefined,
 ): Promise<Order> {
   let current = order;
   if (current.slackMessageTs === null && notifier.findPublished) {
     if (current.messageAttemptedAt !== null) {
-      const found = await notifier.findPublished(current);
+      const found = await notifier.findPublished(current, { signal });
       if (found) current = (await setOriginMessage(store, current.id, found)) ?? current;
     }
     if (current.slackMessageTs === null) current = (await markMessageAttempted(store, current.id)) ?? current;
   }
-  const origin = await notifier.publish(current, change);
+  const origin = await notifier.publish(current, change, { signal });
   return origin ? ((await setOriginMessage(store, current.id, origin)) ?? current) : current;
 }

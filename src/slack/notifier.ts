@@ -10,7 +10,7 @@ import { webApi } from "@slack/bolt";
 import { type Logger, pino } from "pino";
 import type { Customer } from "../config/catalog.ts";
 import type { Metrics } from "../metrics.ts";
-import type { AdminAlert, OrderChange, OrderNotifier } from "../orders/ports.ts";
+import type { AdminAlert, OrderChange, OrderNotifier, SlackCallOptions } from "../orders/ports.ts";
 import type { Order, OriginMessage } from "../store/repositories/orders.ts";
 import { orderMessage, recipientUserId } from "./blocks/order-message.ts";
 import { escapeMrkdwn } from "./blocks/text.ts";
@@ -48,15 +48,17 @@ async function patiently<T>(
   metrics: SlackMetrics | undefined,
   method: string,
   call: () => Promise<T>,
+  signal?: AbortSignal,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
+    signal?.throwIfAborted();
     try {
       return await call();
     } catch (error) {
       if (!(error instanceof webApi.WebAPIRateLimitedError)) throw error;
       metrics?.slackRateLimited.inc({ method });
       if (attempt >= RATE_LIMITED_ATTEMPTS) throw error;
-      await sleep(Math.max(1, error.retryAfter) * 1000);
+      await sleep(Math.max(1, error.retryAfter) * 1000, undefined, { signal });
     }
   }
 }
@@ -101,17 +103,27 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
       ...(note ? { note } : {}),
     });
 
-  async function post(order: Order, channel: string, threadTs: string | null, note?: string) {
+  async function post(
+    order: Order,
+    channel: string,
+    threadTs: string | null,
+    signal: AbortSignal | undefined,
+    note?: string,
+  ) {
     const message = render(order, note);
-    const res = await patiently(metrics, "chat.postMessage", () =>
-      client.chat.postMessage({
-        channel,
-        text: message.text,
-        blocks: message.blocks,
-        ...(threadTs ? { thread_ts: threadTs } : {}),
-        unfurl_links: false,
-        metadata: { event_type: ORDER_MESSAGE_EVENT_TYPE, event_payload: { order_id: order.id } },
-      }),
+    const res = await patiently(
+      metrics,
+      "chat.postMessage",
+      () =>
+        client.chat.postMessage({
+          channel,
+          text: message.text,
+          blocks: message.blocks,
+          ...(threadTs ? { thread_ts: threadTs } : {}),
+          unfurl_links: false,
+          metadata: { event_type: ORDER_MESSAGE_EVENT_TYPE, event_payload: { order_id: order.id } },
+        }),
+      signal,
     );
     metrics?.slackPosts.inc({ method: "chat.postMessage" });
     if (!res.ts || !res.channel) throw new Error("chat.postMessage answered without channel or ts");
@@ -124,7 +136,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
   let warnedNoHistoryScope = false;
 
   /** Reads the thread (shortcut orders) or the channel since the attempt for the order's message. */
-  async function find(order: Order, channel: string): Promise<string | null> {
+  async function find(order: Order, channel: string, signal?: AbortSignal): Promise<string | null> {
     const attemptedAt = order.messageAttemptedAt ?? order.createdAt;
     const oldest = ((attemptedAt.getTime() - FIND_SLACK_MS) / 1000).toFixed(6);
     let cursor: string | undefined;
@@ -132,11 +144,17 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
     do {
       const args = { channel, limit: HISTORY_PAGE, include_all_metadata: true, ...(cursor && { cursor }) };
       const page = threadTs
-        ? await patiently(metrics, "conversations.replies", () =>
-            client.conversations.replies({ ...args, ts: threadTs }),
+        ? await patiently(
+            metrics,
+            "conversations.replies",
+            () => client.conversations.replies({ ...args, ts: threadTs }),
+            signal,
           )
-        : await patiently(metrics, "conversations.history", () =>
-            client.conversations.history({ ...args, oldest }),
+        : await patiently(
+            metrics,
+            "conversations.history",
+            () => client.conversations.history({ ...args, oldest }),
+            signal,
           );
       const found = (page.messages ?? []).find(isOurs(order));
       if (found?.ts) return found.ts;
@@ -175,13 +193,13 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
   }
 
   return {
-    async findPublished(order: Order): Promise<OriginMessage | null> {
+    async findPublished(order: Order, callOptions: SlackCallOptions = {}): Promise<OriginMessage | null> {
       // App Home orders post to the requester's DM by user id; reading it back needs its channel id, which
       // we do not have without another scope. Those (rare) orders keep the small window.
       const channel = order.slackChannelId;
       if (!channel || /^[UW]/.test(channel)) return null;
       try {
-        const ts = await find(order, channel);
+        const ts = await find(order, channel, callOptions.signal);
         if (ts === null) return null;
         logger.info(
           { orderId: order.id, channel, ts },
@@ -208,17 +226,26 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
       }
     },
 
-    async publish(order: Order, change: OrderChange): Promise<OriginMessage | null> {
+    async publish(
+      order: Order,
+      change: OrderChange,
+      callOptions: SlackCallOptions = {},
+    ): Promise<OriginMessage | null> {
+      const { signal } = callOptions;
       if (order.slackChannelId && order.slackMessageTs) {
         const message = render(order);
         const { slackChannelId, slackMessageTs } = order;
-        await patiently(metrics, "chat.update", () =>
-          client.chat.update({
-            channel: slackChannelId,
-            ts: slackMessageTs,
-            text: message.text,
-            blocks: message.blocks,
-          }),
+        await patiently(
+          metrics,
+          "chat.update",
+          () =>
+            client.chat.update({
+              channel: slackChannelId,
+              ts: slackMessageTs,
+              text: message.text,
+              blocks: message.blocks,
+            }),
+          signal,
         );
         metrics?.slackPosts.inc({ method: "chat.update" });
         return null;
@@ -227,7 +254,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
       // Orders from App Home have no channel: their message lives in the requester's DM with the app.
       const channel = order.slackChannelId ?? order.requestedBy;
       try {
-        const posted = await post(order, channel, order.slackThreadTs);
+        const posted = await post(order, channel, order.slackThreadTs, signal);
         return { teamId, channelId: posted.channel, messageTs: posted.ts, threadTs: order.slackThreadTs };
       } catch (error) {
         if (!isCannotPostHere(error) || channel === order.requestedBy) throw error;
@@ -248,7 +275,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
           { orderId: order.id, channel, change: change.kind },
           "cannot post in the order's channel; sending the confirmation to the requester's DM",
         );
-        const posted = await post(order, order.requestedBy, null, cannotPostNote(channel));
+        const posted = await post(order, order.requestedBy, null, signal, cannotPostNote(channel));
         // The DM message starts its own thread: updates go there, not to the channel's thread.
         return { teamId, channelId: posted.channel, messageTs: posted.ts, threadTs: posted.ts };
       }

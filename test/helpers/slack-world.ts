@@ -33,6 +33,7 @@ import {
 import { orderMessage } from "../../src/slack/blocks/order-message.ts";
 import type { Store } from "../../src/store/db.ts";
 import { SupplierClient, type SupplierClientOptions } from "../../src/supplier/client.ts";
+import { attachOrphanEvents } from "../../src/webhooks/orphans.ts";
 import { getTestStore } from "./db.ts";
 
 /** A helpdesk channel the bot was never invited to (added to the example's first profile). */
@@ -130,6 +131,10 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     notifier: slack.notifier,
     jobs,
     showAgainAfterMs: 300,
+    // As main.ts wires it: events that beat the placement's answer are attached once it is recorded.
+    onPlaced: async (order) => {
+      if (order.correlationId) await attachOrphanEvents({ store, jobs }, order.id, order.correlationId);
+    },
   });
   const placeOrderHandler = options.wrapPlaceOrder?.(placeOrder, { store, jobs, slack, fake }) ?? placeOrder;
   jobs.work("place-order", placeOrderHandler, { concurrency: 4 });
@@ -137,8 +142,8 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     store,
     slack: createSlackChat({ token: options.botToken, apiUrl: fake.apiUrl, timeoutMs: 5000 }),
     renderParent: (order) => orderMessage(order, { customer }),
-    showMissingMessage: (order) =>
-      showOrder(store, slack.notifier, order, { kind: "placed" }, { retryDelayMs: 50 }),
+    showMissingMessage: (order, signal) =>
+      showOrder(store, slack.notifier, order, { kind: "placed" }, { retryDelayMs: 50, signal }),
     missingMessageAfterMs: 0,
     onOrderChanged: (order) => slack.home.orderChanged(order),
   });

@@ -72,7 +72,7 @@ export interface PostUpdateDeps {
    * was down), so its updates have somewhere to go: posts (or finds) it and returns the order with its message
    * recorded. `showOrder` (src/orders/show-order.ts) with `{ kind: "placed" }`.
    */
-  showMissingMessage?: (order: Order) => Promise<Order>;
+  showMissingMessage?: (order: Order, signal?: AbortSignal) => Promise<Order>;
   /** How long after its last change an order without a message is taken to have lost it (default 10 s). */
   missingMessageAfterMs?: number;
   /** Reports a channel we can no longer post in (the admin channel). */
@@ -286,12 +286,16 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
    * A placed order with no message: once the placement job has had ample time to post it, post it here. The
    * wait keeps this from racing the placement job's own post (which would show the order twice).
    */
-  async function recoverMissingMessage(order: Order, logger: Logger): Promise<Order> {
+  async function recoverMissingMessage(
+    order: Order,
+    signal: AbortSignal | undefined,
+    logger: Logger,
+  ): Promise<Order> {
     if (order.slackMessageTs || !deps.showMissingMessage || order.source === "cli") return order;
     if (order.status === "queued" || order.status === "placing") return order;
     const quietFor = now().getTime() - order.updatedAt.getTime();
     if (quietFor < (deps.missingMessageAfterMs ?? 10_000)) return order;
-    const shown = await deps.showMissingMessage(order);
+    const shown = await deps.showMissingMessage(order, signal);
     if (shown.slackMessageTs) {
       logger.warn(
         { channel: shown.slackChannelId },
@@ -365,7 +369,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
     if (!order)
       throw new PermanentJobError(`order ${orderId} does not exist; nothing to post its updates on`);
     if (applied > 0) await orderChanged(order, logger);
-    order = await recoverMissingMessage(order, logger);
+    order = await recoverMissingMessage(order, signal, logger);
     const channel = order.slackChannelId;
     const threadTs = order.slackThreadTs ?? order.slackMessageTs;
     if (!channel || !threadTs) {
