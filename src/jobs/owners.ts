@@ -21,6 +21,7 @@ import pg from "pg";
 import type { Logger } from "pino";
 import type { Store } from "../store/db.ts";
 import { requeueInterrupted } from "./interrupted.ts";
+import type { FetchedJob } from "./worker.ts";
 
 /** The advisory lock namespace (first key of the two-int form): "OD" + "JB" in ASCII. */
 const LOCK_NAMESPACE = 0x4f444a42;
@@ -41,22 +42,11 @@ export interface JobOwnersOptions {
   now?: () => number;
 }
 
-/** A fetched job's row (the columns the worker reads). */
-export interface OwnedJob {
-  id: string;
-  data: unknown;
-  retryCount: number;
-  retryLimit: number;
-  expireInSeconds: number;
-  createdOn: Date;
-  output: unknown;
-}
-
 export interface JobOwners {
   readonly key: number;
   start(): Promise<void>;
   /** Takes up to `batchSize` ready jobs of the queue, marked as this process's in the same statement. */
-  fetch(queue: string, batchSize: number): Promise<OwnedJob[]>;
+  fetch(queue: string, batchSize: number): Promise<FetchedJob[]>;
   stop(): Promise<void>;
 }
 
@@ -153,7 +143,7 @@ export function createJobOwners(options: JobOwnersOptions): JobOwners {
     async fetch(queue, batchSize) {
       // pg-boss 10's fetch (plans.js `fetchNextJob`) for standard-policy queues, which all of ours are, with the
       // key added. `output` is returned as it was before the fetch (the worker reads its `deferrals`).
-      const { rows } = await store.query<OwnedJob & { expireInSeconds: string | number }>(
+      const { rows } = await store.query<FetchedJob & { expireInSeconds: string | number }>(
         `WITH next AS (
            SELECT id, output AS previous_output FROM ${jobTable}
            WHERE name = $1 AND state < 'active' AND start_after < now()
