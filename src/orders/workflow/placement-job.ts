@@ -67,7 +67,7 @@ export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDe
   async function expire(
     orderId: string,
     log: Logger,
-    options: { cancelPlacement: boolean; attemptCutShort?: boolean },
+    options: { cancelPlacement: boolean; attemptCutShort?: boolean; signal: AbortSignal },
   ): Promise<void> {
     const at = now();
     const outcome = await deps.store.transaction(async (tx) => {
@@ -100,7 +100,7 @@ export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDe
         const cancelled = await deps.jobs.cancel(QUEUES.placeOrder, placementJobId(orderId));
         log.info({ cancelled }, "queued placement cancelled");
       }
-      await publishFailed(order, log);
+      await publishFailed(order, log, options.signal);
     }
     if (!context.completion) {
       const error = order.lastError ?? {};
@@ -110,9 +110,9 @@ export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDe
     }
   }
 
-  async function publishFailed(order: Order, log: Logger): Promise<void> {
+  async function publishFailed(order: Order, log: Logger, signal: AbortSignal): Promise<void> {
     try {
-      await showOrder(deps.store, deps.notifier, order, { kind: "failed" });
+      await showOrder(deps.store, deps.notifier, order, { kind: "failed" }, { signal });
     } catch (error) {
       log.warn({ err: error }, "could not show the deadline failure in Slack");
     }
@@ -133,7 +133,7 @@ export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDe
     return false;
   }
 
-  async function onDeadline(orderId: string, log: Logger): Promise<void> {
+  async function onDeadline(orderId: string, log: Logger, signal: AbortSignal): Promise<void> {
     const order = await getOrder(deps.store, orderId);
     const context = parseWorkflowContext(order?.workflow);
     if (!order || !context || context.completion) return;
@@ -146,7 +146,7 @@ export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDe
       // That attempt aborts itself at the deadline and answers the workflow; deciding here too would race it.
       throw new RetryLaterError(ACTIVE_ATTEMPT_RECHECK_MS, "a placement attempt is running");
     }
-    await expire(orderId, log, { cancelPlacement: true });
+    await expire(orderId, log, { cancelPlacement: true, signal });
   }
 
   async function placeWithDeadline(
@@ -157,7 +157,9 @@ export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDe
   ) {
     // Ended already, but Slack was not told (it was unreachable): tell it, and never place a refused order again.
     if (await answerEnded(order, context, log)) return;
-    if (isPastDeadline(context, now())) return expire(order.id, log, { cancelPlacement: false });
+    if (isPastDeadline(context, now())) {
+      return expire(order.id, log, { cancelPlacement: false, signal: job.signal });
+    }
     const cutOff = new AbortController();
     const timer = setTimeout(
       () => cutOff.abort(new WorkflowDeadlineReachedError(context.deadlineAt)),
@@ -180,7 +182,11 @@ export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDe
       return;
     }
     if (cutOff.signal.aborted || isPastDeadline(context, now())) {
-      return expire(order.id, log, { cancelPlacement: false, attemptCutShort: cutOff.signal.aborted });
+      return expire(order.id, log, {
+        cancelPlacement: false,
+        attemptCutShort: cutOff.signal.aborted,
+        signal: job.signal,
+      });
     }
     if (failure) throw failure.error;
   }
@@ -188,7 +194,7 @@ export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDe
   return async (job) => {
     const log = baseLogger.child({ jobId: job.id, attempt: job.attempt });
     const deadlineFor = deadlineOrderId(job.data);
-    if (deadlineFor !== null) return onDeadline(deadlineFor, log.child({ orderId: deadlineFor }));
+    if (deadlineFor !== null) return onDeadline(deadlineFor, log.child({ orderId: deadlineFor }), job.signal);
 
     const orderId = (job.data as { orderId?: unknown } | null)?.orderId;
     const order = typeof orderId === "string" ? await getOrder(deps.store, orderId) : null;
@@ -201,7 +207,8 @@ export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDe
         orderLog.warn(
           "not placing: the workflow step's deadline passed before this job could place the order",
         );
-        if (!context.completion) await expire(order.id, orderLog, { cancelPlacement: false });
+        if (!context.completion)
+          await expire(order.id, orderLog, { cancelPlacement: false, signal: job.signal });
         return;
       }
       return placeOrder(job); // queued after the deadline: a person resubmitted the order by hand
