@@ -4,6 +4,7 @@
  * clone it with a fresh view id and ticket id per request (`cloneSubmission`), so each one is a new order.
  */
 import { randomBytes } from "node:crypto";
+import { EXAMPLE_DELIVERY } from "../../src/devtools/example-form.ts";
 import { type FakeSlack, SlackUser } from "../../src/devtools/fake-slack/index.ts";
 import { createSlackRequests, signSlackRequest } from "../../src/devtools/slack-requests.ts";
 
@@ -12,21 +13,7 @@ export const HELPDESK = "C0HELPDESK";
 export const IT_ADMIN = "C0ITADMIN";
 
 /** A complete delivery as an agent types it (keys: block ids of the order modal). */
-export const FORM = {
-  ticket: "ABC-123",
-  first_name: "Nina",
-  last_name: "Newhire",
-  email: "nina@example.com",
-  phone: "+31 20 555 0101",
-  delivery_at: "Home",
-  address1: "Keizersgracht 1",
-  city: "Amsterdam",
-  zip: "1015 CJ",
-  country: { value: "NL", text: "Netherlands (NL)" },
-  line_0_item: { value: "LAP-14-PRO", text: 'Laptop 14" Pro (LAP-14-PRO)' },
-  line_0_quantity: "1",
-  profile: "Acme EU",
-} as const;
+export const FORM = { ticket: "ABC-123", ...EXAMPLE_DELIVERY, profile: "Acme EU" } as const;
 
 export interface SubmissionSource {
   signingSecret: string;

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXAMPLE_DELIVERY } from "../../src/devtools/example-form.ts";
 import { type FakeSecretsManager, startFakeSecretsManager } from "../../src/devtools/fake-secrets-manager.ts";
 import { type FakeSlack, SlackUser, startFakeSlack } from "../../src/devtools/fake-slack/index.ts";
 import { createSlackRequests } from "../../src/devtools/slack-requests.ts";
@@ -144,20 +145,7 @@ describe("order-desk start", () => {
     const alice = new SlackUser({ fake, requests, userId: AGENT, timeoutMs: 10_000 });
     const { triggerId } = await alice.runCommand({ channel: HELPDESK, command: "/order", text: ticket });
     const view = await alice.openedModal(triggerId);
-    const submitted = await alice.submit(view.id, {
-      profile: "Acme EU",
-      first_name: "Nina",
-      last_name: "Newhire",
-      email: "nina@example.com",
-      phone: "+31 20 555 0101",
-      delivery_at: "Home",
-      address1: "Keizersgracht 1",
-      city: "Amsterdam",
-      zip: "1015 CJ",
-      country: { value: "NL", text: "Netherlands (NL)" },
-      line_0_item: { value: "LAP-14-PRO", text: 'Laptop 14" Pro (LAP-14-PRO)' },
-      line_0_quantity: "1",
-    });
+    const submitted = await alice.submit(view.id, { profile: "Acme EU", ...EXAMPLE_DELIVERY });
     expect(submitted.outcome.outcome).toBe("closed");
   }
 

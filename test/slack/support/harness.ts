@@ -3,6 +3,8 @@
  * server, the fake Slack Web API, a supplier (the sandbox or a scripted stub), the test store and pg-boss jobs
  * running the real `place-order` handler. Tests drive it as a person would (SlackUser) and read what Slack shows.
  */
+
+import { EXAMPLE_DELIVERY } from "../../../src/devtools/example-form.ts";
 import { SlackUser } from "../../../src/devtools/fake-slack/index.ts";
 import { getOrder, type Order } from "../../../src/store/repositories/orders.ts";
 import {
@@ -92,17 +94,4 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
 }
 
 /** A complete, valid delivery as typed into the modal (keys: block ids). */
-export const VALID_FORM = {
-  ticket: "ABC-123",
-  first_name: "Nina",
-  last_name: "Newhire",
-  email: "nina@example.com",
-  phone: "+31 20 555 0101",
-  delivery_at: "Home",
-  address1: "Keizersgracht 1",
-  city: "Amsterdam",
-  zip: "1015 CJ",
-  country: { value: "NL", text: "Netherlands (NL)" },
-  line_0_item: { value: "LAP-14-PRO", text: 'Laptop 14" Pro (LAP-14-PRO)' },
-  line_0_quantity: "1",
-} as const;
+export const VALID_FORM = { ticket: "ABC-123", ...EXAMPLE_DELIVERY } as const;
