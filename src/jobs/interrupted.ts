@@ -10,22 +10,20 @@ export async function requeueInterrupted(
   target: { jobTable: string; schema: string },
   where: { sql: string; params: unknown[] },
   logger: Logger,
+  reason = "interrupted: the process running it stopped",
 ): Promise<{ name: string; id: string; state: string }[]> {
   const { rows } = await store.query<{ name: string; id: string; state: string }>(
     `UPDATE ${target.jobTable} SET
        state = CASE WHEN retry_count < retry_limit THEN 'retry' ELSE 'failed' END::${target.schema}.job_state,
        completed_on = CASE WHEN retry_count < retry_limit THEN NULL ELSE now() END,
        start_after = now(),
-       output = '{"message": "interrupted: the process running it stopped"}'::jsonb
+       output = jsonb_build_object('message', $${where.params.length + 1}::text)
      WHERE state = 'active' AND (${where.sql})
      RETURNING name, id, state`,
-    where.params,
+    [...where.params, reason],
   );
   for (const row of rows) {
-    logger.warn(
-      { queue: row.name, jobId: row.id, state: row.state },
-      "queued again a job its stopped process left",
-    );
+    logger.warn({ queue: row.name, jobId: row.id, state: row.state }, reason);
   }
   return rows;
 }

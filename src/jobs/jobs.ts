@@ -177,6 +177,7 @@ export function createJobs(options: JobsOptions): Jobs {
           schema,
           logger,
           ...options.owners,
+          isRunning: (queue, id) => (isQueueName(queue) && workers.get(queue)?.isRunning(id)) === true,
           onRecovered: (queues) => {
             for (const queue of queues) if (isQueueName(queue)) scheduleWake(queue, 0);
           },

@@ -12,6 +12,9 @@
  *   covers a PostgreSQL restart, after which every live process needs a moment to lock its key again; a sweep
  *   that fails forgets what it saw, so an outage never counts as death.
  *
+ * - Each sweep also takes back this process's own active jobs that none of its workers runs, once they have
+ *   stayed so for `graceMs`: a fetch that committed but whose answer was lost, or a run whose outcome could not
+ *   be recorded while the database was away. Without that they would wait for the expiry too.
  * - The key is written by the fetch itself (`fetch`: pg-boss's fetch statement for our standard-policy queues,
  *   plus the key), so no job is ever active without one. With a separate claim statement, a process killed
  *   between the two left its jobs to pg-boss's expiry (minutes for a placement).
@@ -37,6 +40,12 @@ export interface JobOwnersOptions {
   sweepIntervalMs?: number;
   /** How long a key must stay unlocked before its jobs are taken back (default 15 s). */
   graceMs?: number;
+  /**
+   * Whether this process is running the job. Jobs marked with our key that we are not running (a fetch that
+   * committed but whose answer never arrived; a run whose outcome could not be recorded) are queued again after
+   * `graceMs`, like a dead process's, rather than at their expiry.
+   */
+  isRunning?: (queue: string, id: string) => boolean;
   /** Told which queues got jobs back, to wake their workers. */
   onRecovered?: (queues: string[]) => void;
   now?: () => number;
@@ -61,6 +70,7 @@ export function createJobOwners(options: JobOwnersOptions): JobOwners {
   const graceMs = options.graceMs ?? 15_000;
   const now = options.now ?? Date.now;
   const deadSince = new Map<number, number>();
+  const straySince = new Map<string, number>();
   let session: pg.Client | null = null;
   let timer: NodeJS.Timeout | null = null;
   let sweeping: Promise<number> | null = null;
@@ -101,15 +111,40 @@ export function createJobOwners(options: JobOwnersOptions): JobOwners {
     return rows.map((r) => Number(r.key));
   }
 
+  /** Our own active jobs that no worker of ours runs, past the grace: queued again. */
+  async function requeueStray(at: number): Promise<{ name: string }[]> {
+    const isRunning = options.isRunning;
+    if (!isRunning) return [];
+    const { rows } = await store.query<{ name: string; id: string }>(
+      `SELECT name, id FROM ${jobTable} WHERE state = 'active' AND output->>'worker' = $1`,
+      [String(key)],
+    );
+    const stray = new Set(rows.filter((r) => !isRunning(r.name, r.id)).map((r) => r.id));
+    for (const id of [...straySince.keys()]) if (!stray.has(id)) straySince.delete(id);
+    for (const id of stray) if (!straySince.has(id)) straySince.set(id, at);
+    const due = [...stray].filter((id) => at - (straySince.get(id) ?? at) >= graceMs);
+    if (due.length === 0) return [];
+    for (const id of due) straySince.delete(id);
+    return requeueInterrupted(
+      store,
+      { jobTable, schema },
+      { sql: "id = ANY($1::uuid[]) AND output->>'worker' = $2", params: [due, String(key)] },
+      logger,
+      "queued again: marked as this process's, but no worker of it was running it",
+    );
+  }
+
   async function sweepOnce(): Promise<number> {
     try {
       await lock();
+      const strays = await requeueStray(now());
+      if (strays.length > 0) options.onRecovered?.([...new Set(strays.map((r) => r.name))]);
       const dead = await deadKeys();
       const at = now();
       for (const k of [...deadSince.keys()]) if (!dead.includes(k)) deadSince.delete(k);
       for (const k of dead) if (!deadSince.has(k)) deadSince.set(k, at);
       const expired = dead.filter((k) => k !== key && at - (deadSince.get(k) ?? at) >= graceMs);
-      if (expired.length === 0) return 0;
+      if (expired.length === 0) return strays.length;
       const rows = await requeueInterrupted(
         store,
         { jobTable, schema },
@@ -118,10 +153,11 @@ export function createJobOwners(options: JobOwnersOptions): JobOwners {
       );
       for (const k of expired) deadSince.delete(k);
       if (rows.length > 0) options.onRecovered?.([...new Set(rows.map((r) => r.name))]);
-      return rows.length;
+      return rows.length + strays.length;
     } catch (error) {
       // What an unreachable database showed is no evidence of death: start the grace again.
       deadSince.clear();
+      straySince.clear();
       logger.warn({ err: error }, "job owner sweep failed; trying again on the next sweep");
       return 0;
     }

@@ -102,6 +102,10 @@ export class QueueWorker<T> {
     await Promise.race([Promise.allSettled(left.map((r) => r.done)), sleep(settleMs)]);
   }
 
+  isRunning(id: string): boolean {
+    return this.running.has(id);
+  }
+
   get activeCount(): number {
     return this.running.size;
   }
@@ -230,7 +234,7 @@ export class QueueWorker<T> {
           // Handlers are idempotent, so the run after the expiry is safe.
           logger.error(
             { err: error },
-            "could not record the job's outcome; it will be retried after it expires",
+            "could not record the job's outcome; it runs again once taken back (the owner sweep, or its expiry)",
           );
           return;
         }

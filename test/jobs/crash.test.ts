@@ -177,6 +177,48 @@ describe.skipIf(!TEST_BACKENDS.includes("postgres"))(
   },
 );
 
+describe.skipIf(!TEST_BACKENDS.includes("postgres"))(
+  "jobs a live process fetched but is not running, on postgres",
+  () => {
+    it("are queued again after the grace, and those it runs never are", async () => {
+      const schema = uniqueSchemaName();
+      const store = await openStore({ databaseUrl: testDatabaseUrl(), schema });
+      const jobs = createJobs({ store, pollIntervalMs: 60_000 });
+      const running = new Set<string>();
+      const owners = createJobOwners({
+        store,
+        jobTable: `${schema}_jobs.job`,
+        schema: `${schema}_jobs`,
+        logger: pino({ level: "silent" }),
+        sweepIntervalMs: 50,
+        graceMs: 300,
+        isRunning: (_queue, id) => running.has(id),
+      });
+      try {
+        await jobs.start();
+        const lost = (await jobs.send("place-order", { orderId: "answer-lost" })) ?? "";
+        const held = (await jobs.send("place-order", { orderId: "still-running" })) ?? "";
+        await owners.start();
+        // Both fetched and marked as ours; only one reached a worker (the other's answer never arrived).
+        expect((await owners.fetch("place-order", 2)).map((j) => j.id).sort()).toEqual([lost, held].sort());
+        running.add(held);
+        for (let i = 0; i < 60 && (await jobs.getJob("place-order", lost))?.state === "active"; i++) {
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        expect((await jobs.getJob("place-order", lost))?.state).toBe("retry");
+        expect((await jobs.getJob("place-order", held))?.state).toBe("active");
+      } finally {
+        await owners.stop();
+        await jobs.stop({ graceMs: 0 });
+        await store.query(
+          `DROP SCHEMA IF EXISTS ${schema} CASCADE; DROP SCHEMA IF EXISTS ${schema}_jobs CASCADE`,
+        );
+        await store.close();
+      }
+    });
+  },
+);
+
 describe.skipIf(!TEST_BACKENDS.includes("postgres"))("jobs of a live process, on postgres", () => {
   it("are never taken back by another process's sweep, however long they run", async () => {
     const schema = uniqueSchemaName();
