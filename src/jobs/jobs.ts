@@ -8,9 +8,9 @@
  *   `RetryLaterError`/`PermanentJobError`, an abort signal, an immediate wake-up when this process sends, and a
  *   shutdown that puts interrupted jobs back without using up an attempt.
  * - Crash recovery: on PostgreSQL each process marks the jobs it fetches with its key (in the fetch statement
- *   itself, owners.ts) and holds an advisory
- *   lock on that key; a job whose process died (no lock) is queued again within seconds (owners.ts), and
- *   pg-boss's expiry remains the backstop. On the embedded store the lock file guarantees a single process,
+ *   itself) and holds an advisory lock on that key; a job whose process died (no lock), or one of its own that
+ *   none of its workers runs, is queued again within seconds (owners.ts), and pg-boss's expiry remains the
+ *   backstop. On the embedded store the lock file guarantees a single process,
  *   so any job still `active` at start-up was interrupted by a crash and is queued again immediately.
  * - A few statements touch pg-boss's job table directly (defer, fail without retry, requeue, stats); they use
  *   pg-boss 10's documented table layout, which is pinned (`pg-boss ~10.4`).

@@ -220,10 +220,10 @@ export class QueueWorker<T> {
         else logger.warn({ err: failure }, "job failed; it will be retried");
       }
     };
-    // The database may be restarting: a job whose outcome is not recorded stays active until it expires (five
-    // minutes for a placement), so try again for a while first. A recording that landed before its answer was
-    // lost is at worst applied twice: completing or deferring acts only on an active job, and failing again
-    // only schedules the retry anew.
+    // The database may be restarting: a job whose outcome is not recorded stays active until it is taken back
+    // (the owner sweep on PostgreSQL, else its expiry: five minutes for a placement), so try again for a while.
+    // A recording that landed before its answer was lost is at worst applied twice: completing or deferring acts
+    // only on an active job, and failing again only schedules the retry anew.
     for (let tries = 0; ; tries++) {
       try {
         await record();
@@ -231,7 +231,7 @@ export class QueueWorker<T> {
       } catch (error) {
         const delayMs = outcomeRetryDelayMs(tries);
         if (delayMs === null) {
-          // Handlers are idempotent, so the run after the expiry is safe.
+          // Handlers are idempotent, so running it again once taken back is safe.
           logger.error(
             { err: error },
             "could not record the job's outcome; it runs again once taken back (the owner sweep, or its expiry)",
@@ -245,7 +245,7 @@ export class QueueWorker<T> {
   }
 }
 
-/** Waits between attempts to record a job's outcome: about 16 s in all, then `null` (leave it to the expiry). */
+/** Waits between attempts to record a job's outcome: about 16 s in all, then `null` (leave it to be taken back). */
 export function outcomeRetryDelayMs(tries: number): number | null {
   const delays = [100, 250, 500, 1000, 2000, 4000, 8000];
   return delays[tries] ?? null;

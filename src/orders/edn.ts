@@ -5,7 +5,7 @@
  */
 
 import type { Queryable } from "../store/db.ts";
-import { nextValue, nextValues } from "../store/repositories/sequences.ts";
+import { nextValues } from "../store/repositories/sequences.ts";
 
 export interface EdnContext {
   ticket: string;
@@ -44,9 +44,8 @@ export function renderEdn(pattern: string, ctx: EdnContext, seq: number): string
 
 /** Takes the next number for this prefix; call inside the transaction that inserts the order. */
 export async function nextEdn(q: Queryable, pattern: string, ctx: EdnContext): Promise<string> {
-  const prefix = ednPrefix(pattern, ctx);
-  const seq = await nextValue(q, `edn:${prefix}`);
-  return renderEdn(pattern, ctx, seq);
+  const [edn] = await nextEdns(q, pattern, [ctx]);
+  return edn as string;
 }
 
 /** `nextEdn` for several orders at once (one statement); numbers of one prefix are given in the order asked. */

@@ -6,8 +6,8 @@ import { fileURLToPath } from "node:url";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { jobId } from "../../src/jobs/ids.ts";
-import { createJobs } from "../../src/jobs/jobs.ts";
-import { createJobOwners } from "../../src/jobs/owners.ts";
+import { createJobs, type Jobs } from "../../src/jobs/jobs.ts";
+import { createJobOwners, type JobOwnersOptions } from "../../src/jobs/owners.ts";
 import { openStore, type Store } from "../../src/store/db.ts";
 import { pgliteTemplate, TEST_BACKENDS, testDatabaseUrl, uniqueSchemaName } from "../helpers/db.ts";
 import { CRASH_POLICY, type CrashJob, crashHandler } from "./fixtures/crash-effect.ts";
@@ -125,107 +125,107 @@ describe.each(TEST_BACKENDS)("a process killed with jobs in flight, on %s", (bac
   });
 });
 
-describe.skipIf(!TEST_BACKENDS.includes("postgres"))(
-  "jobs of a process killed right after fetching, on postgres",
-  () => {
-    it("are queued again within seconds: the fetch itself marks them as that process's", async () => {
-      const schema = uniqueSchemaName();
-      const [a, b] = [
-        await openStore({ databaseUrl: testDatabaseUrl(), schema }),
-        await openStore({ databaseUrl: testDatabaseUrl(), schema }),
-      ];
-      const jobsB = createJobs({
-        store: b,
-        pollIntervalMs: 50,
-        owners: { sweepIntervalMs: 100, graceMs: 200 },
-      });
-      const dying = createJobOwners({
-        store: a,
-        jobTable: `${schema}_jobs.job`,
-        schema: `${schema}_jobs`,
-        logger: pino({ level: "silent" }),
-      });
-      const ran: string[] = [];
-      try {
-        await jobsB.start();
-        // B has no worker on the queue yet: the job waits for the dying process to fetch it.
-        const id = (await jobsB.send("place-order", { orderId: "fetched-then-killed" })) ?? "";
-        await dying.start();
-        const [fetched] = await dying.fetch("place-order", 1);
-        expect(fetched?.id).toBe(id);
-        expect((await jobsB.getJob("place-order", id))?.state).toBe("active");
-        // Killed with nothing run: its session, and so its lock, is gone.
-        await dying.stop();
-        jobsB.work("place-order", async (job) => {
-          ran.push(job.id);
-        });
-        for (let i = 0; i < 100 && (await jobsB.getJob("place-order", id))?.state !== "completed"; i++) {
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        expect((await jobsB.getJob("place-order", id))?.state).toBe("completed");
-        expect(ran).toEqual([id]);
-      } finally {
-        await dying.stop();
-        await jobsB.stop({ graceMs: 0 });
-        await a.query(
-          `DROP SCHEMA IF EXISTS ${schema} CASCADE; DROP SCHEMA IF EXISTS ${schema}_jobs CASCADE`,
-        );
-        await a.close();
-        await b.close();
-      }
-    });
-  },
-);
+/** Two processes' stores on one fresh schema of the CI server, and how to drop it. */
+async function sharedSchema(): Promise<{ schema: string; a: Store; b: Store; drop(): Promise<void> }> {
+  const schema = uniqueSchemaName();
+  const a = await openStore({ databaseUrl: testDatabaseUrl(), schema });
+  const b = await openStore({ databaseUrl: testDatabaseUrl(), schema });
+  return {
+    schema,
+    a,
+    b,
+    async drop() {
+      await a.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; DROP SCHEMA IF EXISTS ${schema}_jobs CASCADE`);
+      await a.close();
+      await b.close();
+    },
+  };
+}
 
-describe.skipIf(!TEST_BACKENDS.includes("postgres"))(
-  "jobs a live process fetched but is not running, on postgres",
-  () => {
-    it("are queued again after the grace, and those it runs never are", async () => {
-      const schema = uniqueSchemaName();
-      const store = await openStore({ databaseUrl: testDatabaseUrl(), schema });
-      const jobs = createJobs({ store, pollIntervalMs: 60_000 });
-      const running = new Set<string>();
-      const owners = createJobOwners({
-        store,
-        jobTable: `${schema}_jobs.job`,
-        schema: `${schema}_jobs`,
-        logger: pino({ level: "silent" }),
-        sweepIntervalMs: 50,
-        graceMs: 300,
-        isRunning: (_queue, id) => running.has(id),
-      });
-      try {
-        await jobs.start();
-        const lost = (await jobs.send("place-order", { orderId: "answer-lost" })) ?? "";
-        const held = (await jobs.send("place-order", { orderId: "still-running" })) ?? "";
-        await owners.start();
-        // Both fetched and marked as ours; only one reached a worker (the other's answer never arrived).
-        expect((await owners.fetch("place-order", 2)).map((j) => j.id).sort()).toEqual([lost, held].sort());
-        running.add(held);
-        for (let i = 0; i < 60 && (await jobs.getJob("place-order", lost))?.state === "active"; i++) {
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        expect((await jobs.getJob("place-order", lost))?.state).toBe("retry");
-        expect((await jobs.getJob("place-order", held))?.state).toBe("active");
-      } finally {
-        await owners.stop();
-        await jobs.stop({ graceMs: 0 });
-        await store.query(
-          `DROP SCHEMA IF EXISTS ${schema} CASCADE; DROP SCHEMA IF EXISTS ${schema}_jobs CASCADE`,
-        );
-        await store.close();
-      }
-    });
-  },
-);
+/** A process's job owners on `store`, driven directly by the test (no workers). */
+function ownersOf(store: Store, schema: string, options: Partial<JobOwnersOptions> = {}) {
+  return createJobOwners({
+    store,
+    jobTable: `${schema}_jobs.job`,
+    schema: `${schema}_jobs`,
+    logger: pino({ level: "silent" }),
+    ...options,
+  });
+}
 
-describe.skipIf(!TEST_BACKENDS.includes("postgres"))("jobs of a live process, on postgres", () => {
-  it("are never taken back by another process's sweep, however long they run", async () => {
-    const schema = uniqueSchemaName();
-    const [a, b] = [
-      await openStore({ databaseUrl: testDatabaseUrl(), schema }),
-      await openStore({ databaseUrl: testDatabaseUrl(), schema }),
-    ];
+async function stateOf(jobs: Jobs, id: string): Promise<string | undefined> {
+  return (await jobs.getJob("place-order", id))?.state;
+}
+
+/** Polls until the job's state is `wanted`, or `timeoutMs` passes. */
+async function until(jobs: Jobs, id: string, wanted: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await stateOf(jobs, id)) !== wanted && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe.skipIf(!TEST_BACKENDS.includes("postgres"))("job owners, on postgres", () => {
+  it("take back within seconds the jobs of a process killed right after fetching: the fetch marks them", async () => {
+    const { schema, a, b, drop } = await sharedSchema();
+    const jobsB = createJobs({
+      store: b,
+      pollIntervalMs: 50,
+      owners: { sweepIntervalMs: 100, graceMs: 200 },
+    });
+    const dying = ownersOf(a, schema);
+    const ran: string[] = [];
+    try {
+      await jobsB.start();
+      // B has no worker on the queue yet: the job waits for the dying process to fetch it.
+      const id = (await jobsB.send("place-order", { orderId: "fetched-then-killed" })) ?? "";
+      await dying.start();
+      expect((await dying.fetch("place-order", 1)).map((j) => j.id)).toEqual([id]);
+      expect(await stateOf(jobsB, id)).toBe("active");
+      // Killed with nothing run: its session, and so its lock, is gone.
+      await dying.stop();
+      jobsB.work("place-order", async (job) => {
+        ran.push(job.id);
+      });
+      await until(jobsB, id, "completed");
+      expect(await stateOf(jobsB, id)).toBe("completed");
+      expect(ran).toEqual([id]);
+    } finally {
+      await dying.stop();
+      await jobsB.stop({ graceMs: 0 });
+      await drop();
+    }
+  });
+
+  it("take back after the grace a live process's own jobs that none of its workers runs, and never those it runs", async () => {
+    const { schema, a, drop } = await sharedSchema();
+    const jobs = createJobs({ store: a, pollIntervalMs: 60_000 });
+    const running = new Set<string>();
+    const owners = ownersOf(a, schema, {
+      sweepIntervalMs: 50,
+      graceMs: 300,
+      isRunning: (_queue, id) => running.has(id),
+    });
+    try {
+      await jobs.start();
+      const lost = (await jobs.send("place-order", { orderId: "answer-lost" })) ?? "";
+      const held = (await jobs.send("place-order", { orderId: "still-running" })) ?? "";
+      await owners.start();
+      // Both fetched and marked as ours; only one reached a worker (the other's answer never arrived).
+      expect((await owners.fetch("place-order", 2)).map((j) => j.id).sort()).toEqual([lost, held].sort());
+      running.add(held);
+      await until(jobs, lost, "retry", 3_000);
+      expect(await stateOf(jobs, lost)).toBe("retry");
+      expect(await stateOf(jobs, held)).toBe("active");
+    } finally {
+      await owners.stop();
+      await jobs.stop({ graceMs: 0 });
+      await drop();
+    }
+  });
+
+  it("never take back a live process's jobs from another process, however long they run", async () => {
+    const { a, b, drop } = await sharedSchema();
     const fast = { sweepIntervalMs: 100, graceMs: 200 };
     const jobsA = createJobs({ store: a, pollIntervalMs: 50, owners: fast });
     const jobsB = createJobs({ store: b, pollIntervalMs: 50, owners: fast });
@@ -241,22 +241,18 @@ describe.skipIf(!TEST_BACKENDS.includes("postgres"))("jobs of a live process, on
         runs++;
         await held;
       });
-      const id = await jobsA.send("place-order", { orderId: "live" });
+      const id = (await jobsA.send("place-order", { orderId: "live" })) ?? "";
       await new Promise((r) => setTimeout(r, 1_500)); // several sweeps of B, past its grace
-      expect((await jobsB.getJob("place-order", id ?? ""))?.state).toBe("active");
+      expect(await stateOf(jobsB, id)).toBe("active");
       release();
-      for (let i = 0; i < 50 && (await jobsA.getJob("place-order", id ?? ""))?.state !== "completed"; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      expect((await jobsA.getJob("place-order", id ?? ""))?.state).toBe("completed");
+      await until(jobsA, id, "completed");
+      expect(await stateOf(jobsA, id)).toBe("completed");
       expect(runs).toBe(1);
     } finally {
       release();
       await jobsA.stop({ graceMs: 0 });
       await jobsB.stop({ graceMs: 0 });
-      await a.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; DROP SCHEMA IF EXISTS ${schema}_jobs CASCADE`);
-      await a.close();
-      await b.close();
+      await drop();
     }
   });
 });

@@ -10,10 +10,11 @@ import { showOrder } from "../../src/orders/show-order.ts";
 import { placeOrderJobId } from "../../src/orders/submit.ts";
 import { postUpdateJobId } from "../../src/orders/updates/enqueue.ts";
 import { STATUS_LINE_BLOCK_ID } from "../../src/slack/blocks/updates/status-line.ts";
-import { getEvent, insertEventIfNew } from "../../src/store/repositories/events.ts";
+import { getEvent } from "../../src/store/repositories/events.ts";
 import { getOrder, insertOrder, markPlaced, type Order } from "../../src/store/repositories/orders.ts";
 import { TEST_KEY, validOrder } from "../supplier/support/fixtures.ts";
 import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
+import { statusEvent, storeEventWithoutJob } from "../webhooks/support.ts";
 import { AGENT, type Harness, HELPDESK, startHarness } from "./support/harness.ts";
 
 let supplier: StubSupplier;
@@ -78,13 +79,8 @@ describe("a placement cut short", () => {
       kind: "placing",
     });
     const correlationId = randomUUID();
-    const event = {
-      id: `evt_${randomUUID()}`,
-      correlationId,
-      type: "order.status_changed",
-      occurredAt: new Date().toISOString(),
-    };
-    await insertEventIfNew(h.store, { ...event, payload: { ...event, data: { status: "received" } } });
+    const event = statusEvent(correlationId, "received", new Date().toISOString());
+    await storeEventWithoutJob(h.store, event); // no order has its correlation id yet: an orphan
     await markPlaced(h.store, placing.id, { correlationId, placedEarlier: false });
     expect(statusLineOf(placing)).not.toMatch(/Received/);
 

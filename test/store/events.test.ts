@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../src/store/db.ts";
+import type { Queryable, Store } from "../../src/store/db.ts";
 import {
   attachOrphans,
   getEvent,
@@ -13,7 +13,7 @@ import {
   type NewEvent,
 } from "../../src/store/repositories/events.ts";
 import { insertOrder, markPlaced } from "../../src/store/repositories/orders.ts";
-import { nextValue } from "../../src/store/repositories/sequences.ts";
+import { nextValues } from "../../src/store/repositories/sequences.ts";
 import type { CreateOrderRequest } from "../../src/supplier/schema.ts";
 import { getTestStore, TEST_BACKENDS } from "../helpers/db.ts";
 
@@ -109,6 +109,10 @@ describe.each(TEST_BACKENDS)("document sequences on %s", (backend) => {
   beforeAll(async () => {
     store = await getTestStore(backend);
   });
+
+  /** One value of `prefix`. */
+  const nextValue = async (q: Queryable, prefix: string): Promise<number> =>
+    (await nextValues(q, new Map([[prefix, 1]]))).get(prefix) ?? Number.NaN;
 
   it("hands out consecutive values per prefix, without gaps after a rollback or duplicates under concurrency", async () => {
     const prefix = `P${randomUUID().slice(0, 6)}`;

@@ -7,7 +7,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runWorkflowStep } from "../../src/devtools/fake-slack/index.ts";
 import { QUEUES } from "../../src/jobs/queues.ts";
-import { placementJobId } from "../../src/orders/workflow/deadline-job.ts";
+import { placeOrderJobId } from "../../src/orders/submit.ts";
 import { generateTestKey } from "../../src/sandbox/keys.ts";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
 import { onboardingInputs, startWorkflowHarness, type WorkflowHarness } from "./support/harness.ts";
@@ -70,13 +70,13 @@ describe("Place IT order: supplier unavailable until the deadline", () => {
     const message = h.fake.message(order?.slackChannelId ?? "", order?.slackMessageTs ?? "");
     expect(JSON.stringify(message?.versions.at(-1))).toMatch(/will NOT be placed later/);
     // Nothing is left to run: the queued retry was cancelled (or the attempt running at the deadline ended it).
-    const job = await h.jobs.getJob(QUEUES.placeOrder, placementJobId(order?.id ?? ""));
+    const job = await h.jobs.getJob(QUEUES.placeOrder, placeOrderJobId(order?.id ?? ""));
     expect(["cancelled", "completed"]).toContain(job?.state);
 
     // The supplier comes back; a retry queued before the deadline still runs (say a replica had fetched it).
     sandbox.setFaults({ outage: false });
     await h.placeOrderHandler({
-      id: placementJobId(order?.id ?? ""),
+      id: placeOrderJobId(order?.id ?? ""),
       queue: QUEUES.placeOrder,
       data: { orderId: order?.id },
       attempt: 4,
@@ -117,7 +117,7 @@ describe("Place IT order: supplier unavailable until the deadline", () => {
     // The attempt itself answered the workflow and ended its job; no retry is left.
     await vi.waitFor(
       async () =>
-        expect((await h.jobs.getJob(QUEUES.placeOrder, placementJobId(order?.id ?? "")))?.state).toBe(
+        expect((await h.jobs.getJob(QUEUES.placeOrder, placeOrderJobId(order?.id ?? "")))?.state).toBe(
           "completed",
         ),
       { timeout: 2000, interval: 50 },

@@ -391,10 +391,10 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
     let posted = 0;
     let settlesInMs: number | null = null;
     const seen = new Set(pending.map((e) => e.id));
-    for (;;) {
+    for (let first = true; ; first = false) {
       signal?.throwIfAborted();
-      // Listed again before every post: an earlier event that arrived meanwhile must go first.
-      await adoptOrphans(orderId, logger);
+      // Listed again before every post: an earlier event that arrived (or an orphan linked) meanwhile goes first.
+      if (!first) await adoptOrphans(orderId, logger);
       const queue = await listUnpostedForOrder(store, orderId);
       const event = queue[0];
       if (!event) break;

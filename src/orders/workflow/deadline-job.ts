@@ -4,7 +4,6 @@
  */
 import { jobId } from "../../jobs/ids.ts";
 import { QUEUES } from "../../jobs/queues.ts";
-import { placeOrderJobId } from "../submit.ts";
 
 export interface WorkflowDeadlineJobData {
   workflowDeadlineFor: string;
@@ -24,9 +23,6 @@ export function deadlineJob(
 export function deadlineJobId(orderId: string): string {
   return jobId(QUEUES.placeOrder, orderId, "workflow-deadline");
 }
-
-/** The id `submitOrder` gives an order's first placement job. */
-export const placementJobId = placeOrderJobId;
 
 export function deadlineOrderId(data: unknown): string | null {
   const value = (data as Partial<WorkflowDeadlineJobData> | null)?.workflowDeadlineFor;

@@ -28,9 +28,10 @@ import {
 } from "../../store/repositories/orders.ts";
 import type { OrderNotifier } from "../ports.ts";
 import { showOrder } from "../show-order.ts";
+import { placeOrderJobId } from "../submit.ts";
 import { type AnswerDeps, answerFailed, answerPlaced, isPlaced } from "./answer.ts";
 import { isPastDeadline, parseWorkflowContext, type WorkflowContext } from "./context.ts";
-import { deadlineJobId, deadlineOrderId, placementJobId } from "./deadline-job.ts";
+import { deadlineJobId, deadlineOrderId } from "./deadline-job.ts";
 import { deadlineMessage, placementFailedMessage } from "./messages.ts";
 import type { WorkflowFunctions } from "./ports.ts";
 
@@ -97,7 +98,7 @@ export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDe
     if (outcome.first) {
       log.warn({ deadlineAt: context.deadlineAt }, "workflow deadline passed: the order will not be placed");
       if (options.cancelPlacement) {
-        const cancelled = await deps.jobs.cancel(QUEUES.placeOrder, placementJobId(orderId));
+        const cancelled = await deps.jobs.cancel(QUEUES.placeOrder, placeOrderJobId(orderId));
         log.info({ cancelled }, "queued placement cancelled");
       }
       await publishFailed(order, log, options.signal);
@@ -141,7 +142,7 @@ export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDe
     const remainingMs = Date.parse(context.deadlineAt) - now().getTime();
     // Another replica's clock, or a job picked up early: not yet.
     if (remainingMs > 0) throw new RetryLaterError(remainingMs, "the workflow deadline has not passed yet");
-    const placement = await deps.jobs.getJob(QUEUES.placeOrder, placementJobId(orderId));
+    const placement = await deps.jobs.getJob(QUEUES.placeOrder, placeOrderJobId(orderId));
     if (placement?.state === "active") {
       // That attempt aborts itself at the deadline and answers the workflow; deciding here too would race it.
       throw new RetryLaterError(ACTIVE_ATTEMPT_RECHECK_MS, "a placement attempt is running");

@@ -5,22 +5,10 @@
  */
 import type { Queryable } from "../db.ts";
 
-/** The next value for `prefix`, starting at 1. */
-export async function nextValue(q: Queryable, prefix: string): Promise<number> {
-  const { rows } = await q.query<{ value: string }>(
-    `INSERT INTO document_sequences (prefix, value) VALUES ($1, 1)
-     ON CONFLICT (prefix) DO UPDATE SET value = document_sequences.value + 1
-     RETURNING value`,
-    [prefix],
-  );
-  const value = rows[0]?.value;
-  if (value === undefined) throw new Error(`document sequence ${prefix} returned no value`);
-  return Number(value);
-}
-
 /**
- * Takes `count` values of each prefix in one statement; answers, per prefix, the first value taken (the rest
- * follow it). Prefixes are locked in sorted order, so two batches sharing prefixes cannot deadlock.
+ * Takes `count` values of each prefix in one statement (a new prefix starts at 1); answers, per prefix, the
+ * first value taken (the rest follow it). Prefixes are locked in sorted order, so two batches sharing prefixes
+ * cannot deadlock.
  */
 export async function nextValues(
   q: Queryable,
