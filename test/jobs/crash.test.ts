@@ -165,6 +165,8 @@ async function until(jobs: Jobs, id: string, wanted: string, timeoutMs = 5_000):
   }
 }
 
+// PostgreSQL only: job owners exist only there (the embedded store is one process and re-queues what a crash left
+// at start-up, tested above). Skipped when DATABASE_URL is unset; `.ci/run` sets it, so CI always runs these.
 describe.skipIf(!TEST_BACKENDS.includes("postgres"))("job owners, on postgres", () => {
   it("take back within seconds the jobs of a process killed right after fetching: the fetch marks them", async () => {
     const { schema, a, b, drop } = await sharedSchema();

@@ -118,6 +118,8 @@ describe("reporting orphan events to the admins", () => {
     await expectOneAlertFromSweepsAtOnce([store, store]);
   });
 
+  // Only on PostgreSQL: two replicas need a shared server (the embedded store is one process). CI sets
+  // DATABASE_URL, so it runs there; locally it is skipped without it.
   it.runIf(defaultBackend() === "postgres")(
     "alerts once when two replicas sweep the same PostgreSQL at the same time",
     async () => {

@@ -69,6 +69,7 @@ async function startProxy(databaseUrl: string): Promise<Proxy> {
   };
 }
 
+// Skipped without DATABASE_URL (see above: only a PostgreSQL server can go down on its own); CI sets it.
 describe.skipIf(!TEST_BACKENDS.includes("postgres"))("webhooks while the database is down", () => {
   let proxy: Proxy;
   let store: Store;
