@@ -5,7 +5,7 @@
  * Web API call has a timeout and a short retry budget (a listener must answer within Slack's 3 s).
  */
 import type { RequestListener } from "node:http";
-import { App, HTTPReceiver, webApi } from "@slack/bolt";
+import { App, webApi } from "@slack/bolt";
 import { type Logger, pino } from "pino";
 import type { Customer } from "../config/catalog.ts";
 import type { Jobs } from "../jobs/jobs.ts";
@@ -20,6 +20,7 @@ import type { SlackContext } from "./context.ts";
 import { createHomeRefresher, type HomeRefresher } from "./home.ts";
 import { registerListeners } from "./listeners/index.ts";
 import { createSlackNotifier } from "./notifier.ts";
+import { SlackRequestReceiver } from "./receiver.ts";
 import { refuseFutureRequests } from "./request-age.ts";
 
 export const SLACK_EVENTS_PATH = "/slack/events";
@@ -66,7 +67,7 @@ export interface SlackApp {
   client: webApi.WebClient;
   /** HTTP mode: mount on the shared server at `SLACK_EVENTS_PATH`. Null in Socket Mode. */
   requestListener: RequestListener | null;
-  receiver: HTTPReceiver | null;
+  receiver: SlackRequestReceiver | null;
   /** Give this to `placeOrderJob`. */
   notifier: OrderNotifier;
   /** Re-publishes a requester's App Home after their order changed (the post-update worker's `onOrderChanged`). */
@@ -87,18 +88,13 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     ...(options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {}),
   };
 
-  let receiver: HTTPReceiver | null = null;
+  let receiver: SlackRequestReceiver | null = null;
   let app: App;
   if (options.mode === "http") {
     if (!options.signingSecret)
       throw new TypeError("HTTP mode needs the signing secret (SLACK_SIGNING_SECRET)");
-    receiver = new HTTPReceiver({
-      signingSecret: options.signingSecret,
-      endpoints: SLACK_EVENTS_PATH,
-      logger: slackLogger,
-      // Ack as soon as the listener calls ack(); slow work continues after the response.
-      processBeforeResponse: false,
-    });
+    // Acks as soon as the listener calls ack(); slow work continues after the response.
+    receiver = new SlackRequestReceiver({ signingSecret: options.signingSecret, logger: slackLogger });
     app = new App({
       token: options.botToken,
       receiver,

@@ -12,6 +12,8 @@ import {
   type SlackRequests,
   signSlackRequest,
 } from "../../src/devtools/slack-requests.ts";
+import { startHttpServer } from "../../src/http/server.ts";
+import { SlackRequestReceiver } from "../../src/slack/receiver.ts";
 
 const BOT_TOKEN = "xoxb-test-bolt";
 const SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
@@ -83,14 +85,29 @@ let requests: SlackRequests;
 let alice: SlackUser;
 const retryNums: Array<number | undefined> = [];
 
+type ReceiverKind = "Bolt's HTTPReceiver" | "our SlackRequestReceiver";
+let stopApp: () => Promise<void> = async () => {};
+
 beforeAll(async () => {
   fake = await startFakeSlack({
     botToken: BOT_TOKEN,
     channels: [{ id: "C0ORDERS", name: "it-orders" }],
   });
+});
+
+afterAll(async () => {
+  await fake?.close();
+});
+
+/** The test app on `kind`: Bolt's own receiver and server, or ours mounted on the app's HTTP server. */
+async function startApp(kind: ReceiverKind): Promise<void> {
+  const ours =
+    kind === "our SlackRequestReceiver"
+      ? new SlackRequestReceiver({ signingSecret: SIGNING_SECRET, logger: quiet })
+      : null;
   app = new App({
     token: BOT_TOKEN,
-    receiver: new HTTPReceiver({ signingSecret: SIGNING_SECRET, logger: quiet }),
+    receiver: ours ?? new HTTPReceiver({ signingSecret: SIGNING_SECRET, logger: quiet }),
     clientOptions: { slackApiUrl: fake.apiUrl },
     logger: quiet,
     deferInitialization: true,
@@ -180,216 +197,252 @@ beforeAll(async () => {
     });
   });
   await app.init();
-  const server = (await app.start({ port: 0, host: "127.0.0.1" })) as {
-    address(): AddressInfo | string | null;
-  };
-  const port = (server.address() as AddressInfo).port;
+  let url: string;
+  if (ours) {
+    const http = await startHttpServer({
+      host: "127.0.0.1",
+      port: 0,
+      routes: [
+        { path: "/slack/*", methods: ["POST"], handler: (req, res) => ours.requestListener(req, res) },
+      ],
+    });
+    url = `${http.url}/slack/events`;
+    stopApp = () => http.close({ graceMs: 1000 });
+  } else {
+    const server = (await app.start({ port: 0, host: "127.0.0.1" })) as {
+      address(): AddressInfo | string | null;
+    };
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`;
+    stopApp = async () => {
+      await app.stop();
+    };
+  }
   requests = createSlackRequests({
-    url: `http://127.0.0.1:${port}/slack/events`,
+    url,
     signingSecret: SIGNING_SECRET,
     teamId: fake.teamId,
     appId: fake.appId,
   });
   alice = new SlackUser({ fake, requests, userId: "U0AGENT01" });
-});
+}
 
-afterAll(async () => {
-  await app?.stop();
-  await fake?.close();
-});
+describe.each<ReceiverKind>(["Bolt's HTTPReceiver", "our SlackRequestReceiver"])(
+  "signed Slack requests against %s",
+  (kind) => {
+    beforeAll(() => startApp(kind));
+    afterAll(() => stopApp());
 
-describe("signed Slack requests against a real Bolt HTTPReceiver", () => {
-  it("signs with v0 HMAC-SHA256 of v0:timestamp:body, as Bolt verifies it", () => {
-    const body = "command=%2Forder&text=TICKET-1";
-    const headers = signSlackRequest({ signingSecret: SIGNING_SECRET, timestampSec: 1_700_000_000, body });
-    expect(headers["x-slack-signature"]).toMatch(/^v0=[0-9a-f]{64}$/);
-    expect(() =>
-      verifySlackRequest({
-        signingSecret: SIGNING_SECRET,
+    it("signs with v0 HMAC-SHA256 of v0:timestamp:body, as Bolt verifies it", () => {
+      const body = "command=%2Forder&text=TICKET-1";
+      const headers = signSlackRequest({ signingSecret: SIGNING_SECRET, timestampSec: 1_700_000_000, body });
+      expect(headers["x-slack-signature"]).toMatch(/^v0=[0-9a-f]{64}$/);
+      expect(() =>
+        verifySlackRequest({
+          signingSecret: SIGNING_SECRET,
+          body,
+          headers: {
+            "x-slack-signature": headers["x-slack-signature"],
+            "x-slack-request-timestamp": 1_700_000_000,
+          },
+          nowMilliseconds: 1_700_000_010_000,
+        }),
+      ).not.toThrow();
+    });
+
+    it("a slash command reaches the handler, which opens the modal on the fake within the trigger's life", async () => {
+      const { response, triggerId } = await alice.runCommand({
+        channel: "C0ORDERS",
+        command: "/order",
+        text: "TICKET-123",
+      });
+      expect(response.status).toBe(200);
+      const view = await alice.openedModal(triggerId);
+      expect(view.userId).toBe("U0AGENT01");
+      expect(JSON.parse(String(view.definition.private_metadata))).toEqual({ channel: "C0ORDERS" });
+      expect(fake.viewPayload(view.id).state).toMatchObject({
+        values: { ticket: { value: { type: "plain_text_input", value: "TICKET-123" } } },
+      });
+    });
+
+    it("the receiver refuses a wrong signature and a stale timestamp with 401", async () => {
+      const body = "command=%2Forder&text=TICKET-9&trigger_id=1.2.3";
+      const bad = await requests.send({
         body,
-        headers: {
-          "x-slack-signature": headers["x-slack-signature"],
-          "x-slack-request-timestamp": 1_700_000_000,
-        },
-        nowMilliseconds: 1_700_000_010_000,
-      }),
-    ).not.toThrow();
-  });
+        contentType: "application/x-www-form-urlencoded",
+        signature: "v0=deadbeef",
+      });
+      expect(bad.status).toBe(401);
+      const stale = await requests.send({
+        body,
+        contentType: "application/x-www-form-urlencoded",
+        timestampSec: Math.floor(Date.now() / 1000) - 6 * 60,
+      });
+      expect(stale.status).toBe(401);
+      expect(fake.calls("views.open").some((c) => c.args.trigger_id === "1.2.3")).toBe(false);
+    });
 
-  it("a slash command reaches the handler, which opens the modal on the fake within the trigger's life", async () => {
-    const { response, triggerId } = await alice.runCommand({
-      channel: "C0ORDERS",
-      command: "/order",
-      text: "TICKET-123",
-    });
-    expect(response.status).toBe(200);
-    const view = await alice.openedModal(triggerId);
-    expect(view.userId).toBe("U0AGENT01");
-    expect(JSON.parse(String(view.definition.private_metadata))).toEqual({ channel: "C0ORDERS" });
-    expect(fake.viewPayload(view.id).state).toMatchObject({
-      values: { ticket: { value: { type: "plain_text_input", value: "TICKET-123" } } },
-    });
-  });
+    it("an invalid submission comes back as inline errors on the input, a valid one closes the modal and posts", async () => {
+      const { triggerId } = await alice.runCommand({
+        channel: "C0ORDERS",
+        command: "/order",
+        text: "TICKET-7",
+      });
+      const view = await alice.openedModal(triggerId);
+      const invalid = await alice.submit(view.id, {
+        email: "not-an-address",
+        delivery: "Home",
+        line_0: "ITEM-1",
+      });
+      expect(invalid.response.body).toEqual({
+        response_action: "errors",
+        errors: { email: "Enter an e-mail address like nina@example.com" },
+      });
+      expect(invalid.outcome).toEqual({ outcome: "errors", problems: [] });
+      expect(fake.view(view.id)?.errors).toEqual({ email: "Enter an e-mail address like nina@example.com" });
 
-  it("the receiver refuses a wrong signature and a stale timestamp with 401", async () => {
-    const body = "command=%2Forder&text=TICKET-9&trigger_id=1.2.3";
-    const bad = await requests.send({
-      body,
-      contentType: "application/x-www-form-urlencoded",
-      signature: "v0=deadbeef",
+      const valid = await alice.submit(view.id, { email: "nina@example.com" });
+      expect(valid.outcome.outcome).toBe("closed");
+      expect(fake.view(view.id)?.status).toBe("closed");
+      const posted = await fake.waitFor(() =>
+        fake.topLevel("C0ORDERS").find((m) => m.text.includes("TICKET-7")),
+      );
+      expect(posted.text).toBe("placing order for TICKET-7 (Home, ITEM-1)");
     });
-    expect(bad.status).toBe(401);
-    const stale = await requests.send({
-      body,
-      contentType: "application/x-www-form-urlencoded",
-      timestampSec: Math.floor(Date.now() / 1000) - 6 * 60,
-    });
-    expect(stale.status).toBe(401);
-    expect(fake.calls("views.open").some((c) => c.args.trigger_id === "1.2.3")).toBe(false);
-  });
 
-  it("an invalid submission comes back as inline errors on the input, a valid one closes the modal and posts", async () => {
-    const { triggerId } = await alice.runCommand({
-      channel: "C0ORDERS",
-      command: "/order",
-      text: "TICKET-7",
+    it("errors keyed to a block that is not an input are refused the way Slack refuses them", async () => {
+      const { triggerId } = await alice.runCommand({
+        channel: "C0ORDERS",
+        command: "/order",
+        text: "KEY-TO-SECTION",
+      });
+      const view = await alice.openedModal(triggerId);
+      const { outcome } = await alice.submit(view.id, { email: "a@b.c", delivery: "Office" });
+      expect(outcome).toEqual({
+        outcome: "rejected",
+        problems: ["errors key `intro` is not the block_id of an input block in this view"],
+      });
+      expect(fake.view(view.id)?.status).toBe("open");
     });
-    const view = await alice.openedModal(triggerId);
-    const invalid = await alice.submit(view.id, {
-      email: "not-an-address",
-      delivery: "Home",
-      line_0: "ITEM-1",
-    });
-    expect(invalid.response.body).toEqual({
-      response_action: "errors",
-      errors: { email: "Enter an e-mail address like nina@example.com" },
-    });
-    expect(invalid.outcome).toEqual({ outcome: "errors", problems: [] });
-    expect(fake.view(view.id)?.errors).toEqual({ email: "Enter an e-mail address like nina@example.com" });
 
-    const valid = await alice.submit(view.id, { email: "nina@example.com" });
-    expect(valid.outcome.outcome).toBe("closed");
-    expect(fake.view(view.id)?.status).toBe("closed");
-    const posted = await fake.waitFor(() =>
-      fake.topLevel("C0ORDERS").find((m) => m.text.includes("TICKET-7")),
-    );
-    expect(posted.text).toBe("placing order for TICKET-7 (Home, ITEM-1)");
-  });
+    it("a button in the modal updates the view by id and hash, keeping what was typed", async () => {
+      const { triggerId } = await alice.runCommand({
+        channel: "C0ORDERS",
+        command: "/order",
+        text: "TICKET-8",
+      });
+      const view = await alice.openedModal(triggerId);
+      alice.fill(view.id, { line_0: "ITEM-1 x2" });
+      const click = await alice.clickInView(view.id, { actionId: "add_line" });
+      expect(click.response.status).toBe(200);
+      await fake.waitFor(() => (fake.view(view.id)?.versions ?? 0) > 1, { what: "the modal to be updated" });
+      const values = fake.viewPayload(view.id).state as {
+        values: Record<string, Record<string, { value: unknown }>>;
+      };
+      expect(values.values.line_0?.item?.value).toBe("ITEM-1 x2");
+      expect(values.values.line_1?.item?.value).toBeNull();
+    });
 
-  it("errors keyed to a block that is not an input are refused the way Slack refuses them", async () => {
-    const { triggerId } = await alice.runCommand({
-      channel: "C0ORDERS",
-      command: "/order",
-      text: "KEY-TO-SECTION",
+    it("the message shortcut opens the modal with the ticket message as the thread to answer in", async () => {
+      const ticket = fake.postAsUser("C0ORDERS", "U0MANAGER", "HR-42 new hire starts Monday");
+      const { triggerId } = await alice.shortcutOnMessage({
+        channel: "C0ORDERS",
+        ts: ticket.ts,
+        callbackId: "order_from_message",
+      });
+      const view = await alice.openedModal(triggerId);
+      await alice.submit(view.id, { email: "nina@example.com", delivery: "Home", line_0: "KIT-1" });
+      const reply = await fake.waitFor(() => fake.thread("C0ORDERS", ticket.ts)[0]);
+      expect(reply.text).toContain("placing order for HR-42 new hire starts Monday");
     });
-    const view = await alice.openedModal(triggerId);
-    const { outcome } = await alice.submit(view.id, { email: "a@b.c", delivery: "Office" });
-    expect(outcome).toEqual({
-      outcome: "rejected",
-      problems: ["errors key `intro` is not the block_id of an input block in this view"],
-    });
-    expect(fake.view(view.id)?.status).toBe("open");
-  });
 
-  it("a button in the modal updates the view by id and hash, keeping what was typed", async () => {
-    const { triggerId } = await alice.runCommand({
-      channel: "C0ORDERS",
-      command: "/order",
-      text: "TICKET-8",
-    });
-    const view = await alice.openedModal(triggerId);
-    alice.fill(view.id, { line_0: "ITEM-1 x2" });
-    const click = await alice.clickInView(view.id, { actionId: "add_line" });
-    expect(click.response.status).toBe(200);
-    await fake.waitFor(() => (fake.view(view.id)?.versions ?? 0) > 1, { what: "the modal to be updated" });
-    const values = fake.viewPayload(view.id).state as {
-      values: Record<string, Record<string, { value: unknown }>>;
-    };
-    expect(values.values.line_0?.item?.value).toBe("ITEM-1 x2");
-    expect(values.values.line_1?.item?.value).toBeNull();
-  });
+    it("function_executed runs the workflow step, which completes with the workflow token; re-delivery carries the retry number", async () => {
+      const step = await runWorkflowStep(fake, requests, {
+        callbackId: "place_order",
+        inputs: { ticket_id: "ONB-5", channel: "C0ORDERS" },
+      });
+      expect(step.response.status).toBe(200);
+      const done = await fake.waitFor(() => {
+        const e = fake.execution(step.functionExecutionId);
+        return e?.status === "completed" ? e : undefined;
+      });
+      expect(done.outputs).toMatchObject({ external_document_number: "ONB-5-1" });
+      expect(fake.calls("functions.completeSuccess").at(-1)?.token).toBe("function");
+      expect(fake.calls("chat.postMessage").at(-1)?.token).toBe("function");
 
-  it("the message shortcut opens the modal with the ticket message as the thread to answer in", async () => {
-    const ticket = fake.postAsUser("C0ORDERS", "U0MANAGER", "HR-42 new hire starts Monday");
-    const { triggerId } = await alice.shortcutOnMessage({
-      channel: "C0ORDERS",
-      ts: ticket.ts,
-      callbackId: "order_from_message",
+      retryNums.length = 0;
+      const again = await step.redeliver(1);
+      expect(again.status).toBe(200);
+      expect(retryNums).toEqual([1]);
     });
-    const view = await alice.openedModal(triggerId);
-    await alice.submit(view.id, { email: "nina@example.com", delivery: "Home", line_0: "KIT-1" });
-    const reply = await fake.waitFor(() => fake.thread("C0ORDERS", ticket.ts)[0]);
-    expect(reply.text).toContain("placing order for HR-42 new hire starts Monday");
-  });
 
-  it("function_executed runs the workflow step, which completes with the workflow token; re-delivery carries the retry number", async () => {
-    const step = await runWorkflowStep(fake, requests, {
-      callbackId: "place_order",
-      inputs: { ticket_id: "ONB-5", channel: "C0ORDERS" },
+    it("a button on a message reaches the action handler, whose respond() lands on the fake's response_url", async () => {
+      const posted = await app.client.chat.postMessage({
+        channel: "C0ORDERS",
+        text: "Order rejected",
+        blocks: [
+          { type: "section", text: { type: "mrkdwn", text: "Order *rejected*" } },
+          {
+            type: "actions",
+            block_id: "order_actions",
+            elements: [
+              {
+                type: "button",
+                action_id: "fix_and_resubmit",
+                text: text("Fix and resubmit"),
+                value: "order-1",
+              },
+            ],
+          },
+        ],
+      });
+      const { response, triggerId } = await alice.clickInMessage({
+        channel: "C0ORDERS",
+        ts: posted.ts!,
+        actionId: "fix_and_resubmit",
+      });
+      expect(response.status).toBe(200);
+      await expect(alice.openedModal(triggerId)).resolves.toMatchObject({ userId: "U0AGENT01" });
+      const reply = await fake.waitFor(() => fake.responses()[0]);
+      expect(reply.body).toMatchObject({ text: "Reopened your order form", response_type: "ephemeral" });
     });
-    expect(step.response.status).toBe(200);
-    const done = await fake.waitFor(() => {
-      const e = fake.execution(step.functionExecutionId);
-      return e?.status === "completed" ? e : undefined;
-    });
-    expect(done.outputs).toMatchObject({ external_document_number: "ONB-5-1" });
-    expect(fake.calls("functions.completeSuccess").at(-1)?.token).toBe("function");
-    expect(fake.calls("chat.postMessage").at(-1)?.token).toBe("function");
 
-    retryNums.length = 0;
-    const again = await step.redeliver(1);
-    expect(again.status).toBe(200);
-    expect(retryNums).toEqual([1]);
-  });
-
-  it("a button on a message reaches the action handler, whose respond() lands on the fake's response_url", async () => {
-    const posted = await app.client.chat.postMessage({
-      channel: "C0ORDERS",
-      text: "Order rejected",
-      blocks: [
-        { type: "section", text: { type: "mrkdwn", text: "Order *rejected*" } },
-        {
-          type: "actions",
-          block_id: "order_actions",
-          elements: [
-            {
-              type: "button",
-              action_id: "fix_and_resubmit",
-              text: text("Fix and resubmit"),
-              value: "order-1",
-            },
-          ],
-        },
-      ],
+    it("a type-ahead select's block_suggestion gets the options the app answers", async () => {
+      const view = fake.views({ userId: "U0AGENT01" })[0]!;
+      const res = await requests.blockSuggestion({
+        userId: "U0AGENT01",
+        view: fake.viewPayload(view.id),
+        actionId: "catalog_item",
+        blockId: "line_0",
+        value: "lap",
+      });
+      expect(res.body).toEqual({ options: [{ text: text("Laptop matching lap"), value: "ITEM-1" }] });
     });
-    const { response, triggerId } = await alice.clickInMessage({
-      channel: "C0ORDERS",
-      ts: posted.ts!,
-      actionId: "fix_and_resubmit",
-    });
-    expect(response.status).toBe(200);
-    await expect(alice.openedModal(triggerId)).resolves.toMatchObject({ userId: "U0AGENT01" });
-    const reply = await fake.waitFor(() => fake.responses()[0]);
-    expect(reply.body).toMatchObject({ text: "Reopened your order form", response_type: "ephemeral" });
-  });
 
-  it("a type-ahead select's block_suggestion gets the options the app answers", async () => {
-    const view = fake.views({ userId: "U0AGENT01" })[0]!;
-    const res = await requests.blockSuggestion({
-      userId: "U0AGENT01",
-      view: fake.viewPayload(view.id),
-      actionId: "catalog_item",
-      blockId: "line_0",
-      value: "lap",
+    it("answers Slack's unsigned ssl_check with 200 and passes nothing it carries to the app", async () => {
+      const smuggled = encodeURIComponent(JSON.stringify({ type: "block_actions", actions: [] }));
+      const res = await requests.send({
+        body: `ssl_check=1&token=x&payload=${smuggled}`,
+        contentType: "application/x-www-form-urlencoded",
+        signature: "v0=unsigned",
+      });
+      expect(res.status).toBe(200);
+      expect(res.text).toBe("");
     });
-    expect(res.body).toEqual({ options: [{ text: text("Laptop matching lap"), value: "ITEM-1" }] });
-  });
 
-  it("answers url_verification with the challenge", async () => {
-    const res = await requests.urlVerification("3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P");
-    expect(res.body).toEqual({ challenge: "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P" });
-  });
-});
+    it("refuses a signed body that does not parse with 400", async () => {
+      const res = await requests.send({
+        body: "payload=%7Bnot-json",
+        contentType: "application/x-www-form-urlencoded",
+      });
+      expect(res.status).toBe(400);
+    });
+
+    it("answers url_verification with the challenge", async () => {
+      const res = await requests.urlVerification("3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P");
+      expect(res.body).toEqual({ challenge: "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P" });
+    });
+  },
+);
 
 describe("signed Slack requests against Bolt's ExpressReceiver", () => {
   it("accepts the same signature scheme", async () => {
