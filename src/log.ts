@@ -212,9 +212,13 @@ export const silentLogger: Logger = pino({ level: "silent" });
  */
 export function slackSdkLogger(logger: Logger): SlackSdkLogger {
   const text = (msg: unknown[]) => msg.map((m) => (m instanceof Error ? m.message : String(m))).join(" ");
+  // Bolt logs several debug lines for every request it receives: skip building them when debug is off.
+  const debug = (msg: unknown[]) => {
+    if (logger.isLevelEnabled("debug")) logger.debug(text(msg));
+  };
   return {
-    debug: (...msg) => logger.debug(text(msg)),
-    info: (...msg) => logger.debug(text(msg)),
+    debug: (...msg) => debug(msg),
+    info: (...msg) => debug(msg),
     warn: (...msg) => logger.warn(text(msg)),
     error: (...msg) => logger.error(text(msg)),
     setLevel: () => {},

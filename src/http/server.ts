@@ -110,11 +110,20 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const server = createServer((req, res) => {
     const header = req.headers["x-request-id"];
     const requestId = typeof header === "string" && REQUEST_ID.test(header) ? header : randomUUID();
-    const context: RouteContext = { requestId, logger: logger.child({ reqId: requestId }) };
+    // The child logger is made on first use: most requests log nothing at the default level.
+    let requestLogger: Logger | undefined;
+    const context: RouteContext = {
+      requestId,
+      get logger() {
+        requestLogger ??= logger.child({ reqId: requestId });
+        return requestLogger;
+      },
+    };
     const started = performance.now();
     // While shutting down, ask keep-alive clients to reconnect (to another replica) after this answer.
     if (closing) res.setHeader("connection", "close");
     res.on("finish", () => {
+      if (!logger.isLevelEnabled("debug")) return;
       context.logger.debug(
         {
           method: req.method,

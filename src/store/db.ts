@@ -11,8 +11,11 @@
  * limit on deep data directories; and the socket server mishandles the same protocol case (pglite-pg.ts).
  *
  * With a pool of one, a query on the pool from inside a transaction callback would wait forever for the
- * connection the transaction holds. `store.query`/`store.transaction` detect that case and throw
- * `QueryOutsideTransactionError`, on both backends, so the mistake shows up in tests on either.
+ * connection the transaction holds. With `guardTransactions` (the tests' stores), `store.query` and
+ * `store.transaction` detect that case and throw `QueryOutsideTransactionError`, on both backends, so the
+ * mistake shows up in tests on either. It is off by default: the check needs an AsyncLocalStorage, which on
+ * Node 20 and 22 puts a hook on every promise of the process (≈ 5 % of the CPU of a modal submit, measured with
+ * `npm run bench -- slack-ack`), to catch a programming mistake the tests already catch.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { mkdirSync } from "node:fs";
@@ -81,6 +84,8 @@ export interface OpenStoreOptions {
   migrate?: boolean;
   /** Embedded store only: start an empty store from a `dumpDataDir()` tarball (tests use a migrated template). */
   pgliteTemplate?: Blob;
+  /** Throw `QueryOutsideTransactionError` for a query on the store inside its own transaction (default off; tests). */
+  guardTransactions?: boolean;
   logger?: Logger;
 }
 
@@ -136,6 +141,7 @@ async function openPostgres(databaseUrl: string, options: OpenStoreOptions, logg
   logger.info({ backend: "postgres", target: describeTarget(databaseUrl), schema }, "store opened");
   return makeStore(
     { kind: "postgres", pool, connectionString: databaseUrl, dataDir: null, schema },
+    options.guardTransactions ?? false,
     async () => {
       await pool.end();
     },
@@ -172,18 +178,31 @@ async function openPglite(dataDir: string, options: OpenStoreOptions, logger: Lo
     lock?.release();
     throw error;
   }
-  return pgliteStore(pglite, { dataDir: inMemory ? null : resolve(dataDir), lock, logger, label: dataDir });
+  return pgliteStore(pglite, {
+    dataDir: inMemory ? null : resolve(dataDir),
+    lock,
+    logger,
+    label: dataDir,
+    guardTransactions: options.guardTransactions ?? false,
+  });
 }
 
 function pgliteStore(
   pglite: PGlite,
-  opts: { dataDir: string | null; lock: DirLock | null; logger: Logger; label: string },
+  opts: {
+    dataDir: string | null;
+    lock: DirLock | null;
+    logger: Logger;
+    label: string;
+    guardTransactions: boolean;
+  },
 ): Store {
   const pool = createPglitePool(pglite);
   pool.on("error", (error) => opts.logger.error({ err: error }, "embedded store connection error"));
   opts.logger.info({ backend: "pglite", dataDir: opts.dataDir ?? opts.label }, "store opened");
   return makeStore(
     { kind: "pglite", pool, connectionString: null, dataDir: opts.dataDir, schema: null },
+    opts.guardTransactions,
     async () => {
       try {
         await pool.end();
@@ -202,7 +221,13 @@ function pgliteStore(
 export async function buildPgliteTemplate(options: { logger?: Logger } = {}): Promise<Blob> {
   const logger = options.logger ?? pino({ level: "silent" });
   const pglite = await PGlite.create({ dataDir: "memory://" });
-  const store = pgliteStore(pglite, { dataDir: null, lock: null, logger, label: "memory://" });
+  const store = pgliteStore(pglite, {
+    dataDir: null,
+    lock: null,
+    logger,
+    label: "memory://",
+    guardTransactions: false,
+  });
   try {
     await runMigrations(store, { logger });
     return await pglite.dumpDataDir("none");
@@ -219,7 +244,7 @@ interface StoreShape {
   schema: string | null;
 }
 
-function makeStore(shape: StoreShape, shutdown: () => Promise<void>): Store {
+function makeStore(shape: StoreShape, guardTransactions: boolean, shutdown: () => Promise<void>): Store {
   let closing: Promise<void> | null = null;
   const owner = {};
   const { pool } = shape;
@@ -227,6 +252,7 @@ function makeStore(shape: StoreShape, shutdown: () => Promise<void>): Store {
 
   const assertUsable = () => {
     if (closing) throw new StoreClosedError();
+    if (!guardTransactions) return;
     const ctx = txContext.getStore();
     if (ctx?.active && ctx.owner === owner) throw new QueryOutsideTransactionError();
   };
@@ -263,7 +289,7 @@ function makeStore(shape: StoreShape, shutdown: () => Promise<void>): Store {
       let result: T;
       try {
         await client.query("BEGIN");
-        result = await txContext.run(ctx, () => fn(tx));
+        result = guardTransactions ? await txContext.run(ctx, () => fn(tx)) : await fn(tx);
         ctx.active = false;
         await client.query("COMMIT");
       } catch (error) {

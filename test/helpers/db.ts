@@ -53,9 +53,19 @@ export async function openTestStore(
 ): Promise<Store> {
   let store: Store;
   if (backend === "pglite") {
-    store = await openStore({ ...options, dataDir: "memory://", pgliteTemplate: await pgliteTemplate() });
+    store = await openStore({
+      ...options,
+      dataDir: "memory://",
+      pgliteTemplate: await pgliteTemplate(),
+      guardTransactions: true,
+    });
   } else {
-    store = await openStore({ ...options, databaseUrl: testDatabaseUrl(), schema: uniqueSchemaName() });
+    store = await openStore({
+      ...options,
+      databaseUrl: testDatabaseUrl(),
+      schema: uniqueSchemaName(),
+      guardTransactions: true,
+    });
     const close = store.close.bind(store);
     const schema = store.schema!;
     let closing: Promise<void> | null = null;

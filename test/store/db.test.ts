@@ -91,7 +91,7 @@ describe.each(TEST_BACKENDS)("store on %s", (backend) => {
     await store.query("DROP TABLE widened");
   });
 
-  it("refuses store.query inside a transaction callback instead of deadlocking", async () => {
+  it("with guardTransactions (every test store), refuses store.query inside a transaction callback instead of deadlocking", async () => {
     await expect(
       store.transaction(async () => {
         await store.query("SELECT 1");
