@@ -102,6 +102,14 @@ describe.each(TEST_BACKENDS)("store on %s", (backend) => {
     );
   });
 
+  it.runIf(backend === "pglite")(
+    "does not zero-fill new WAL segments on the embedded store (a COMMIT would stall on the Node thread)",
+    async () => {
+      const { rows } = await store.query("SHOW wal_init_zero");
+      expect(rows[0]?.wal_init_zero).toBe("off");
+    },
+  );
+
   it("refuses a transaction's tx once the transaction has finished", async () => {
     let kept: { query(text: string): Promise<unknown> } | null = null;
     await store.transaction(async (tx) => {
