@@ -17,7 +17,7 @@ export interface RouteContext {
   requestId: string;
 }
 
-/** Compatible with Node's `RequestListener`, so Bolt's `HTTPReceiver.requestListener` mounts as is. */
+/** Compatible with Node's `RequestListener`, so the Slack receiver's `requestListener` mounts as is. */
 export type RouteHandler = (
   req: IncomingMessage,
   res: ServerResponse,

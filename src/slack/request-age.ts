@@ -1,7 +1,8 @@
 /**
  * Slack signs `v0:<timestamp>:<body>` and asks apps to refuse a request stamped more than five minutes away
- * from now, in either direction, so a captured request cannot be replayed. Bolt's HTTPReceiver refuses only
- * old ones; this refuses one from the future before Bolt sees it (the old ones stay Bolt's to refuse).
+ * from now, in either direction, so a captured request cannot be replayed. The receiver (receiver.ts) refuses
+ * both with a bare 401; this answers one from the future first, and says why: a stamp ahead of our clock
+ * means a clock is off (this server's, usually), which an operator can fix.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 
