@@ -21,7 +21,6 @@ import { createHomeRefresher, type HomeRefresher } from "./home.ts";
 import { registerListeners } from "./listeners/index.ts";
 import { createSlackNotifier } from "./notifier.ts";
 import { SlackRequestReceiver } from "./receiver.ts";
-import { refuseFutureRequests } from "./request-age.ts";
 
 export const SLACK_EVENTS_PATH = "/slack/events";
 export const DEFAULT_SLACK_TIMEOUT_MS = 10_000;
@@ -176,7 +175,7 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     app,
     client,
     receiver,
-    requestListener: receiver ? refuseFutureRequests(receiver.requestListener) : null,
+    requestListener: receiver?.requestListener ?? null,
     notifier,
     home,
     context,

@@ -3,7 +3,8 @@
  * `HTTPReceiver`. Same answers, same `ack` (Bolt's `HTTPResponseAck`), same error handling; what differs is how
  * a request is read, and it is the bulk of a modal submit's cost:
  * - the signature is checked on the raw bytes before anything is parsed (Bolt parses the form first, to find
- *   `ssl_check`), with `timingSafeEqual`, and the timestamp within 5 minutes either way;
+ *   `ssl_check`), with `timingSafeEqual`, and the timestamp within 5 minutes either way, as Slack asks (Bolt
+ *   refuses only old ones), so a captured request cannot be replayed;
  * - the form is decoded once (Bolt runs `querystring.parse` over the 15 KiB `payload` twice per request) with
  *   the engine's `decodeURIComponent` rather than `querystring`'s JavaScript unescape.
  * Measured with `npm run bench -- slack-ack`: about 20 % more submits acked per second (docs/benchmarks.md).
@@ -29,6 +30,13 @@ export const SLACK_SIGNATURE_TOLERANCE_SECONDS = 5 * 60;
 const DEFAULT_BODY_LIMIT = HTTPModuleFunctions.defaultBodyLimit;
 
 const FORM = "application/x-www-form-urlencoded";
+
+const FROM_THE_FUTURE = {
+  ok: false,
+  error: "request_from_the_future",
+  message:
+    "x-slack-request-timestamp is more than 5 minutes ahead of this server's clock; check the clocks (NTP).",
+};
 const SSL_CHECK = /(?:^|&)ssl_check=1(?:&|$)/;
 
 export interface SlackRequestReceiverOptions {
@@ -39,8 +47,12 @@ export interface SlackRequestReceiverOptions {
   now?: () => number;
 }
 
-/** Why a request was refused before Bolt saw it (logged; Slack only sees the status). */
-export type SlackRequestRefusal = "missing_headers" | "stale_timestamp" | "bad_signature";
+/** Why a request was refused before Bolt saw it (logged; only `future_timestamp` is explained to the caller). */
+export type SlackRequestRefusal =
+  | "missing_headers"
+  | "stale_timestamp"
+  | "future_timestamp"
+  | "bad_signature";
 
 /**
  * `null` when `body` carries a valid Slack signature for `timestamp`, else why not. The HMAC runs over
@@ -54,8 +66,9 @@ export function checkSlackSignature(
 ): SlackRequestRefusal | null {
   const { signature, timestamp } = headers;
   if (!signature || !timestamp || !/^\d{1,12}$/.test(timestamp)) return "missing_headers";
-  if (Math.abs(nowMs / 1000 - Number(timestamp)) > SLACK_SIGNATURE_TOLERANCE_SECONDS)
-    return "stale_timestamp";
+  const age = nowMs / 1000 - Number(timestamp);
+  if (age > SLACK_SIGNATURE_TOLERANCE_SECONDS) return "stale_timestamp";
+  if (-age > SLACK_SIGNATURE_TOLERANCE_SECONDS) return "future_timestamp";
   const expected = Buffer.from(
     `v0=${createHmac("sha256", signingSecret).update(`v0:${timestamp}:`).update(body).digest("hex")}`,
   );
@@ -145,6 +158,13 @@ export class SlackRequestReceiver implements Receiver {
       raw,
       this.now(),
     );
+    if (refusal === "future_timestamp") {
+      // Slack's clock is not ahead: ours is behind, which an operator can fix once told.
+      this.logger.warn("Refused a Slack request stamped more than 5 minutes ahead of this server's clock");
+      res.writeHead(401, { "content-type": "application/json" });
+      res.end(JSON.stringify(FROM_THE_FUTURE));
+      return;
+    }
     if (refusal) {
       this.logger.warn(`Refused a request that is not from Slack (${refusal})`);
       HTTPModuleFunctions.buildNoBodyResponse(res, 401);
