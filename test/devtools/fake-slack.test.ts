@@ -2,8 +2,9 @@
 import { type types, webApi } from "@slack/bolt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_BOT_SCOPES, type FakeSlack, startFakeSlack } from "../../src/devtools/fake-slack/index.ts";
+import { quietSlackLogger } from "../helpers/quiet-slack-logger.ts";
 
-const { WebClient, ErrorCode, LogLevel } = webApi;
+const { WebClient, ErrorCode } = webApi;
 type WebClient = webApi.WebClient;
 type View = types.View;
 
@@ -13,17 +14,6 @@ const clock = () => now;
 let fake: FakeSlack;
 let client: WebClient;
 
-// The WebClient logs every refused call; these tests refuse calls on purpose.
-const quiet: webApi.Logger = {
-  debug() {},
-  info() {},
-  warn() {},
-  error() {},
-  setLevel() {},
-  getLevel: () => LogLevel.ERROR,
-  setName() {},
-};
-
 function webClient(
   token: string | undefined,
   extra: ConstructorParameters<typeof WebClient>[1] = {},
@@ -31,7 +21,7 @@ function webClient(
   return new WebClient(token, {
     slackApiUrl: fake.apiUrl,
     retryConfig: { retries: 0 },
-    logger: quiet,
+    logger: quietSlackLogger, // the WebClient logs every refused call; these tests refuse calls on purpose
     ...extra,
   });
 }
@@ -486,7 +476,7 @@ describe("fake Slack fault injection", () => {
       const c = new WebClient(BOT_TOKEN, {
         slackApiUrl: paced.apiUrl,
         rejectRateLimitedCalls: true,
-        logger: quiet,
+        logger: quietSlackLogger, // the WebClient logs every refused call; these tests refuse calls on purpose
       });
       await c.chat.postMessage({ channel: "C0PACED", text: "1" });
       await expect(c.chat.postMessage({ channel: "C0PACED", text: "2" })).rejects.toMatchObject({

@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import { App, ExpressReceiver, HTTPReceiver, type Logger, LogLevel, verifySlackRequest } from "@slack/bolt";
+import { App, ExpressReceiver, HTTPReceiver, verifySlackRequest } from "@slack/bolt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type FakeSlack,
@@ -14,19 +14,10 @@ import {
 } from "../../src/devtools/slack-requests.ts";
 import { startHttpServer } from "../../src/http/server.ts";
 import { SlackRequestReceiver } from "../../src/slack/receiver.ts";
+import { quietSlackLogger } from "../helpers/quiet-slack-logger.ts";
 
 const BOT_TOKEN = "xoxb-test-bolt";
 const SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
-
-const quiet: Logger = {
-  debug() {},
-  info() {},
-  warn() {},
-  error() {},
-  setLevel() {},
-  getLevel: () => LogLevel.ERROR,
-  setName() {},
-};
 
 const text = (t: string) => ({ type: "plain_text" as const, text: t });
 
@@ -103,13 +94,13 @@ afterAll(async () => {
 async function startApp(kind: ReceiverKind): Promise<void> {
   const ours =
     kind === "our SlackRequestReceiver"
-      ? new SlackRequestReceiver({ signingSecret: SIGNING_SECRET, logger: quiet })
+      ? new SlackRequestReceiver({ signingSecret: SIGNING_SECRET, logger: quietSlackLogger })
       : null;
   app = new App({
     token: BOT_TOKEN,
-    receiver: ours ?? new HTTPReceiver({ signingSecret: SIGNING_SECRET, logger: quiet }),
+    receiver: ours ?? new HTTPReceiver({ signingSecret: SIGNING_SECRET, logger: quietSlackLogger }),
     clientOptions: { slackApiUrl: fake.apiUrl },
-    logger: quiet,
+    logger: quietSlackLogger,
     deferInitialization: true,
   });
   app.command("/order", async ({ ack, command, client }) => {
@@ -446,12 +437,12 @@ describe.each<ReceiverKind>(["Bolt's HTTPReceiver", "our SlackRequestReceiver"])
 
 describe("signed Slack requests against Bolt's ExpressReceiver", () => {
   it("accepts the same signature scheme", async () => {
-    const receiver = new ExpressReceiver({ signingSecret: SIGNING_SECRET, logger: quiet });
+    const receiver = new ExpressReceiver({ signingSecret: SIGNING_SECRET, logger: quietSlackLogger });
     const expressApp = new App({
       token: BOT_TOKEN,
       receiver,
       clientOptions: { slackApiUrl: fake.apiUrl },
-      logger: quiet,
+      logger: quietSlackLogger,
       deferInitialization: true,
     });
     expressApp.command("/order", async ({ ack, command, client }) => {

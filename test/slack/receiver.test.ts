@@ -3,7 +3,7 @@
  * requests themselves, over HTTP, run against both receivers in test/devtools/slack-requests.test.ts), and
  * check signatures as Slack documents them.
  */
-import { App, HTTPModuleFunctions, type Logger, LogLevel } from "@slack/bolt";
+import { App, HTTPModuleFunctions } from "@slack/bolt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createSlackRequests,
@@ -12,6 +12,7 @@ import {
 } from "../../src/devtools/slack-requests.ts";
 import { type HttpServer, startHttpServer } from "../../src/http/server.ts";
 import { checkSlackSignature, parseSlackBody, SlackRequestReceiver } from "../../src/slack/receiver.ts";
+import { quietSlackLogger } from "../helpers/quiet-slack-logger.ts";
 
 const FORM = "application/x-www-form-urlencoded";
 const SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
@@ -107,15 +108,6 @@ describe("checkSlackSignature", () => {
 });
 
 describe("the receiver over HTTP, on a server whose clock reads NOW", () => {
-  const quiet: Logger = {
-    debug() {},
-    info() {},
-    warn() {},
-    error() {},
-    setLevel() {},
-    getLevel: () => LogLevel.ERROR,
-    setName() {},
-  };
   let http: HttpServer;
   let url: string;
   let reached = 0;
@@ -123,7 +115,7 @@ describe("the receiver over HTTP, on a server whose clock reads NOW", () => {
   beforeAll(async () => {
     const receiver = new SlackRequestReceiver({
       signingSecret: SECRET,
-      logger: quiet,
+      logger: quietSlackLogger,
       bodyLimitBytes: 4096,
       now: () => NOW_MS,
     });
@@ -135,7 +127,7 @@ describe("the receiver over HTTP, on a server whose clock reads NOW", () => {
       tokenVerificationEnabled: false,
       receiver,
       clientOptions: { slackApiUrl: "http://127.0.0.1:9/api/" },
-      logger: quiet,
+      logger: quietSlackLogger,
     });
     app.command("/order", async ({ ack }) => {
       reached++;
