@@ -95,6 +95,7 @@ function rowsOf(bench: Benchmark, measured: Record<string, Measured> | null, fai
     const skipped = failure ?? m?.skipped ?? (m === undefined ? "not measured in this run" : undefined);
     if (skipped !== undefined) row.skipped = skipped;
     if (m?.note !== undefined) row.note = m.note;
+    if (m?.failed) row.failed = true;
     return row;
   });
 }

@@ -80,6 +80,7 @@ export const benchmark: Benchmark = {
         ours: r.rate,
         baseline: one,
         note: `${TOTAL_CONNECTIONS} connections in total, worst replica p99 ${r.p99.toFixed(1)} ms${r.failed > 0 ? `, ${r.failed} failed` : ""}`,
+        failed: r.failed > 0,
       };
     }
     return out;

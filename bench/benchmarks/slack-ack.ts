@@ -127,9 +127,14 @@ async function measureOn(
       (failed ? " — failures make these figures invalid" : "") +
       (result.busyRounds > 0 ? `; ${result.busyRounds} round(s) began while a server was still busy` : "");
     return {
-      [`${prefix}p50`]: { ours: result.ours.latency.p50, baseline: result.baseline.latency.p50 },
-      [`${prefix}p99`]: { ours: result.ours.latency.p99, baseline: result.baseline.latency.p99, note },
-      [`${prefix}rate`]: { ours: result.ours.rate, baseline: result.baseline.rate },
+      [`${prefix}p50`]: { ours: result.ours.latency.p50, baseline: result.baseline.latency.p50, failed },
+      [`${prefix}p99`]: {
+        ours: result.ours.latency.p99,
+        baseline: result.baseline.latency.p99,
+        note,
+        failed,
+      },
+      [`${prefix}rate`]: { ours: result.ours.rate, baseline: result.baseline.rate, failed },
     };
   } finally {
     await fake.close();

@@ -47,9 +47,9 @@ function rowsFrom(prefix: string, result: Comparison): Record<string, Measured> 
   const failed = result.ours.failed > 0 || result.baseline.failed > 0;
   const note = `${CONNECTIONS} connections; ${describeLoad("ours", result.ours)}; ${describeLoad("bare", result.baseline)}${failed ? " — failures make these figures invalid" : ""}`;
   return {
-    [`${prefix}-rate`]: { ours: result.ours.rate, baseline: result.baseline.rate, note },
-    [`${prefix}-p50`]: { ours: result.ours.latency.p50, baseline: result.baseline.latency.p50 },
-    [`${prefix}-p99`]: { ours: result.ours.latency.p99, baseline: result.baseline.latency.p99 },
+    [`${prefix}-rate`]: { ours: result.ours.rate, baseline: result.baseline.rate, note, failed },
+    [`${prefix}-p50`]: { ours: result.ours.latency.p50, baseline: result.baseline.latency.p50, failed },
+    [`${prefix}-p99`]: { ours: result.ours.latency.p99, baseline: result.baseline.latency.p99, failed },
   };
 }
 

@@ -27,6 +27,8 @@ export interface Row {
   skipped?: string;
   /** Anything a reader needs to interpret the figure (errors seen, rounds, concurrency). */
   note?: string;
+  /** Requests failed during the measurement: a fast answer that is an error is no pass. */
+  failed?: boolean;
 }
 
 export type Verdict = "pass" | "MISS" | "info" | "not run";
@@ -43,6 +45,7 @@ function holds(actual: number, bound: Bound): boolean {
 export function verdictOf(row: Row): Verdict {
   if (row.skipped !== undefined || row.ours === null || Number.isNaN(row.ours)) return "not run";
   if (row.bounds.length === 0) return "info";
+  if (row.failed) return "MISS";
   const ratio = ratioOf(row);
   for (const bound of row.bounds) {
     const actual = bound.on === "ratio" ? ratio : row.ours;

@@ -17,6 +17,8 @@ export interface Measured {
   note?: string;
   /** The row could not be measured in this run: why. */
   skipped?: string;
+  /** Requests failed while measuring (errors, non-2xx): the figure is not a measurement of working code. */
+  failed?: boolean;
 }
 
 export interface BenchContext {

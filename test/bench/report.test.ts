@@ -55,6 +55,14 @@ describe("verdictOf", () => {
     expect(verdictOf(row({ unit: "ms", ours: 50.1, bounds }))).toBe("MISS");
   });
 
+  it("never passes a row whose measurement had failed requests, however good the figure", () => {
+    expect(verdictOf(row({ failed: true }))).toBe("MISS");
+    expect(
+      verdictOf(row({ unit: "ms", ours: 0, bounds: [{ on: "value", op: "<=", value: 50 }], failed: true })),
+    ).toBe("MISS");
+    expect(verdictOf(row({ bounds: [], failed: true }))).toBe("info");
+  });
+
   it("never passes a row that was not measured, and marks rows without a target informational", () => {
     expect(verdictOf(row({ ours: null, skipped: "needs src/webhooks" }))).toBe("not run");
     expect(verdictOf(row({ bounds: [] }))).toBe("info");
