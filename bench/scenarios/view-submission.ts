@@ -5,7 +5,7 @@
  * use). Signed per request: the signature covers the timestamp, which Bolt checks for freshness.
  */
 import type autocannon from "autocannon";
-import { cloneSubmission, letterPrefix, signedInteraction } from "../lib/slack-form.ts";
+import { letterPrefix, signedForm, submissionBodies } from "../lib/slack-form.ts";
 
 export interface ViewSubmissionScenarioOptions {
   signingSecret: string;
@@ -19,7 +19,7 @@ export interface ViewSubmissionScenarioOptions {
 export default function viewSubmissionScenario(options: unknown): autocannon.Request[] {
   const { signingSecret, path, payload, ticketBlockId } = options as ViewSubmissionScenarioOptions;
   const prefix = letterPrefix();
-  const template = JSON.stringify(payload);
+  const bodies = submissionBodies(JSON.stringify(payload), ticketBlockId);
   let sequence = 0;
   return [
     {
@@ -27,13 +27,8 @@ export default function viewSubmissionScenario(options: unknown): autocannon.Req
       path,
       setupRequest: (request) => {
         sequence += 1;
-        const payload = cloneSubmission(
-          template,
-          ticketBlockId,
-          `V${prefix}${sequence}`,
-          `B${prefix}-${sequence}`,
-        );
-        return { ...request, ...signedInteraction(payload, signingSecret) };
+        const body = bodies(`V${prefix}${sequence}`, `B${prefix}-${sequence}`);
+        return { ...request, ...signedForm(body, signingSecret) };
       },
     },
   ];
