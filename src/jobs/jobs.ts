@@ -17,7 +17,7 @@
  */
 import PgBoss from "pg-boss";
 import { type Logger, pino } from "pino";
-import { afterCommit, type Queryable, type Store } from "../store/db.ts";
+import { afterCommit, type Queryable, type SqlQuery, type Store } from "../store/db.ts";
 import { JobsNotStartedError, UnknownQueueError } from "./errors.ts";
 import { requeueInterrupted } from "./interrupted.ts";
 import { createJobOwners } from "./owners.ts";
@@ -116,6 +116,17 @@ export interface Jobs {
    * inside `options.tx` when given.
    */
   sendMany(queue: QueueName, jobs: readonly ManyJob[], options?: { tx?: Queryable }): Promise<void>;
+  /**
+   * `sendMany` as part of a statement of the caller's, saving its round trip: `run` gets pg-boss's own INSERT
+   * of the jobs, to embed as a `WITH` query (its parameters are `$1`…`$n`, n = `insert.values.length`; the
+   * caller's follow), and must execute it in one statement. The jobs exist when that statement commits; this
+   * process's workers are woken when `run` resolves.
+   */
+  sendManyWithin<T>(
+    queue: QueueName,
+    jobs: readonly ManyJob[],
+    run: (insert: SqlQuery) => Promise<T>,
+  ): Promise<T>;
   /** Registers the queue's handler (one per queue and process); it starts with `start()`, or now if started. */
   work<T>(queue: QueueName, handler: JobHandler<T>, options?: WorkOptions): void;
   /** Cancels a job that has not finished; false when there was none. */
@@ -138,6 +149,21 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,49}$/;
 
 /** The resolution of PGlite's clock (`now()`), in milliseconds. */
 const PGLITE_CLOCK_TICK_MS = 1;
+
+function bossJobs(queue: QueueName, many: readonly ManyJob[]): PgBoss.JobInsert[] {
+  return many.map((j) => ({
+    name: queue,
+    data: j.data,
+    ...(j.id && { id: j.id }),
+    ...(j.startAfter && { startAfter: j.startAfter.toISOString() }),
+  }));
+}
+
+/** Milliseconds until the first of `many` is due (≤ 0: now). */
+function soonest(many: readonly ManyJob[]): number {
+  const now = Date.now();
+  return Math.min(...many.map((j) => (j.startAfter ? j.startAfter.getTime() - now : 0)));
+}
 
 export function createJobs(options: JobsOptions): Jobs {
   const { store } = options;
@@ -313,16 +339,30 @@ export function createJobs(options: JobsOptions): Jobs {
       if (many.length === 0) return;
       const { tx } = sendOptions;
       await boss.insert(
-        many.map((j) => ({
-          name: queue,
-          data: j.data,
-          ...(j.id && { id: j.id }),
-          ...(j.startAfter && { startAfter: j.startAfter.toISOString() }),
-        })),
+        bossJobs(queue, many),
         tx ? { db: { executeSql: (text: string, values: unknown[]) => tx.query(text, values) } } : {},
       );
-      const soonest = Math.min(...many.map((j) => (j.startAfter ? j.startAfter.getTime() - Date.now() : 0)));
-      afterCommit(tx ?? store, () => scheduleWake(queue, soonest));
+      afterCommit(tx ?? store, () => scheduleWake(queue, soonest(many)));
+    },
+
+    async sendManyWithin(queue, many, run) {
+      assertQueue(queue);
+      if (state !== "started") throw new JobsNotStartedError();
+      // pg-boss builds its INSERT (queue policies, defaults) in insert(); we take the text and values it would
+      // run instead of running them, so the job rows follow pg-boss's rules without us copying its SQL.
+      const built: { insert?: SqlQuery } = {};
+      await boss.insert(bossJobs(queue, many), {
+        db: {
+          executeSql: async (text: string, values: unknown[]) => {
+            built.insert = { text, values };
+            return { rows: [] };
+          },
+        },
+      });
+      if (!built.insert) throw new Error("pg-boss built no INSERT for the jobs");
+      const result = await run(built.insert);
+      scheduleWake(queue, soonest(many));
+      return result;
     },
 
     work<T>(queue: QueueName, handler: JobHandler<T>, workOptions: WorkOptions = {}) {

@@ -5,6 +5,7 @@
  */
 
 import type { Queryable } from "../store/db.ts";
+import type { DocumentNumberTemplate } from "../store/repositories/numbered-orders.ts";
 import { nextValues } from "../store/repositories/sequences.ts";
 
 export interface EdnContext {
@@ -36,10 +37,37 @@ export function ednPrefix(pattern: string, ctx: EdnContext): string {
     .replaceAll("{date}", dateToken(ctx.now));
 }
 
+/**
+ * The number with its counter left open, split around each `{seq}`/`{seq:N}`; the counter's key is the rendered
+ * prefix. `fillEdn` fills it here, the batched intake in SQL (`insertNumberedOrders`): both must give the same
+ * text (tested in test/orders/edn.test.ts).
+ */
+export type EdnTemplate = DocumentNumberTemplate;
+
+export function ednTemplate(pattern: string, ctx: EdnContext): EdnTemplate {
+  const prefix = ednPrefix(pattern, ctx);
+  const parts: string[] = [];
+  const pads: number[] = [];
+  let from = 0;
+  for (const match of prefix.matchAll(SEQ)) {
+    parts.push(prefix.slice(from, match.index));
+    pads.push(match[1] ? Number(match[1]) : 0);
+    from = match.index + match[0].length;
+  }
+  parts.push(prefix.slice(from));
+  return { counter: `edn:${prefix}`, parts, pads };
+}
+
+export function fillEdn(template: EdnTemplate, seq: number): string {
+  let edn = template.parts[0] as string;
+  for (const [i, pad] of template.pads.entries()) {
+    edn += String(seq).padStart(pad, "0") + (template.parts[i + 1] as string);
+  }
+  return edn;
+}
+
 export function renderEdn(pattern: string, ctx: EdnContext, seq: number): string {
-  return ednPrefix(pattern, ctx).replace(SEQ, (_, digits: string | undefined) =>
-    String(seq).padStart(digits ? Number(digits) : 0, "0"),
-  );
+  return fillEdn(ednTemplate(pattern, ctx), seq);
 }
 
 /** Takes the next number for this prefix; call inside the transaction that inserts the order. */
@@ -54,14 +82,13 @@ export async function nextEdns(
   pattern: string,
   contexts: readonly EdnContext[],
 ): Promise<string[]> {
-  const keys = contexts.map((ctx) => `edn:${ednPrefix(pattern, ctx)}`);
+  const templates = contexts.map((ctx) => ednTemplate(pattern, ctx));
   const counts = new Map<string, number>();
-  for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
+  for (const { counter } of templates) counts.set(counter, (counts.get(counter) ?? 0) + 1);
   const next = await nextValues(q, counts);
-  return contexts.map((ctx, i) => {
-    const key = keys[i] as string;
-    const seq = next.get(key) as number;
-    next.set(key, seq + 1);
-    return renderEdn(pattern, ctx, seq);
+  return templates.map((template) => {
+    const seq = next.get(template.counter) as number;
+    next.set(template.counter, seq + 1);
+    return fillEdn(template, seq);
   });
 }

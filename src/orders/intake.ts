@@ -1,22 +1,23 @@
 /**
  * Group commit of accepted order submissions: Slack waits for the order to be stored before the modal closes,
  * so under a burst of submits each one's transaction (document number, order row, placement job, commit) is on
- * the agent's clock. Submits that arrive while a commit is in flight are stored together: one statement takes
- * all their document numbers, one inserts their rows, one enqueues their jobs, one commit.
+ * the agent's clock. Submits that arrive while a commit is in flight are stored together, in one statement that
+ * takes their document numbers, inserts their rows and enqueues their jobs (`insertNumberedOrders`).
  *
  * Only the common case is batched: a new submission whose document number we generate. A typed number, a
- * repeated submission (its key already stored) or a request the supplier's rules refuse once numbered takes
- * the one-at-a-time path (`storeSubmission`), whose answers for those cases are the reference; a batch that
- * meets one of them is rolled back whole and redone that way, so no number is used up by it.
+ * repeated submission (its key already stored), a generated number an agent once typed, or a request the
+ * supplier's rules refuse takes the one-at-a-time path (`storeSubmission`), whose answers for those cases are
+ * the reference; a batch that meets one of them writes nothing and is redone that way, so no number is used up
+ * by it.
  */
 import { randomUUID } from "node:crypto";
 import { pino } from "pino";
 import type { Jobs } from "../jobs/jobs.ts";
 import { QUEUES } from "../jobs/queues.ts";
 import { GroupCommit, type GroupCommitOptions } from "../store/group-commit.ts";
-import { insertOrders } from "../store/repositories/orders.ts";
+import { insertNumberedOrders, type NumberedNewOrder } from "../store/repositories/numbered-orders.ts";
 import { checkOrderRequest } from "../supplier/rules.ts";
-import { nextEdns } from "./edn.ts";
+import { ednTemplate, fillEdn } from "./edn.ts";
 import { draftToRequest } from "./request.ts";
 import {
   type AcceptedSubmission,
@@ -31,7 +32,7 @@ import {
 } from "./submit.ts";
 
 export interface BatchedIntakeDeps extends Omit<SubmitDeps, "jobs" | "intake" | "authorizer" | "now"> {
-  jobs: Pick<Jobs, "send" | "sendMany">;
+  jobs: Pick<Jobs, "send" | "sendMany" | "sendManyWithin">;
 }
 
 type Settled = { ok: true; result: SubmitResult } | { ok: false; error: unknown };
@@ -54,33 +55,41 @@ export function createBatchedIntake(
     }
   };
 
-  /** All of `batch` (distinct keys, generated numbers) in one transaction, or a NotBatchable. */
-  const together = (batch: readonly AcceptedSubmission[]): Promise<SubmitResult[]> =>
-    deps.store.transaction(async (tx) => {
-      const edns = await nextEdns(
-        tx,
-        pattern,
-        batch.map((s) => ({ ticket: s.draft.ticket, profile: s.profile.name, now: s.at })),
-      );
-      const rows = batch.map((s, i) => {
-        const edn = edns[i] as string;
-        const final = checkOrderRequest(draftToRequest(s.draft, s.profile, edn));
-        if (!final.ok) throw new NotBatchable("a numbered request fails the supplier's rules");
-        return newOrderRow(s, deps.newOrderId?.() ?? randomUUID(), edn, final.value);
+  /**
+   * All of `batch` (distinct keys, generated numbers) in one statement, or a NotBatchable having written nothing.
+   * The supplier's rules are checked before the numbers are taken, with a stand-in number as the modal's own
+   * check does: the only rule on the number is that it is not blank, and every pattern has a counter in it, so
+   * the number taken cannot change the verdict (test/orders/edn.test.ts holds the rules to that).
+   */
+  const together = async (batch: readonly AcceptedSubmission[]): Promise<SubmitResult[]> => {
+    const orders = batch.map((s): NumberedNewOrder => {
+      const documentNumber = ednTemplate(pattern, {
+        ticket: s.draft.ticket,
+        profile: s.profile.name,
+        now: s.at,
       });
-      const orders = await insertOrders(tx, rows);
-      if (orders.length !== rows.length) throw new NotBatchable("a submission was stored before");
-      await deps.jobs.sendMany(
-        QUEUES.placeOrder,
-        orders.map((order) => ({
-          data: { orderId: order.id } satisfies PlaceOrderJobData,
-          id: placeOrderJobId(order.id),
-        })),
-        { tx },
+      const checked = checkOrderRequest(draftToRequest(s.draft, s.profile, fillEdn(documentNumber, 1)));
+      if (!checked.ok) throw new NotBatchable("a numbered request fails the supplier's rules");
+      const { externalDocumentNumber: _, ...row } = newOrderRow(
+        s,
+        deps.newOrderId?.() ?? randomUUID(),
+        "",
+        checked.value,
       );
-      for (const order of orders) logQueued(logger, order);
-      return orders.map((order): SubmitResult => ({ status: "queued", order, created: true }));
+      return { ...row, documentNumber };
     });
+    const stored = await deps.jobs.sendManyWithin(
+      QUEUES.placeOrder,
+      orders.map((order) => ({
+        data: { orderId: order.id } satisfies PlaceOrderJobData,
+        id: placeOrderJobId(order.id),
+      })),
+      (jobInsert) => insertNumberedOrders(deps.store, orders, jobInsert),
+    );
+    if (stored === null) throw new NotBatchable("a submission or its number was stored before");
+    for (const order of stored) logQueued(logger, order);
+    return stored.map((order): SubmitResult => ({ status: "queued", order, created: true }));
+  };
 
   async function write(batch: readonly AcceptedSubmission[]): Promise<Settled[]> {
     const settled = new Map<AcceptedSubmission, Settled>();

@@ -44,7 +44,7 @@ export interface CreateSlackAppOptions {
 
   customer: Customer;
   store: Store;
-  jobs: Pick<Jobs, "send" | "sendMany">;
+  jobs: Pick<Jobs, "send" | "sendMany" | "sendManyWithin">;
   /** Default: group membership looked up with `usergroups.users.list`, cached 5 minutes. */
   authorizer?: Authorizer;
   logger?: Logger;

@@ -49,6 +49,12 @@ export interface Queryable {
   query<R extends Row = Row>(text: string, params?: unknown[]): Promise<QueryResult<R>>;
 }
 
+/** A parameterised statement (or a part of one), as text and values. */
+export interface SqlQuery {
+  text: string;
+  values: unknown[];
+}
+
 /** The `tx` handed to a transaction callback. */
 export interface Transaction extends Queryable {
   /** Runs `fn` after this transaction commits (never when it rolls back). */

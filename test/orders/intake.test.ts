@@ -46,20 +46,27 @@ function ticketPrefix(): string {
 describe.each(TEST_BACKENDS)("the order modal's group commit on %s", (backend) => {
   let store: Store;
   let jobs: Jobs;
-  let transactions = 0;
+  /** Transactions and statements outside one that the intake started (each costs at least a round trip). */
+  let exchanges = 0;
   let deps: SubmitDeps;
 
   beforeAll(async () => {
     store = await openTestStore(backend);
     jobs = createJobs({ store, pollIntervalMs: 60_000 });
     await jobs.start();
-    // Counts the transactions the intake opens (the store itself, not a stand-in).
+    // Counts what the intake asks of the store (the store itself, not a stand-in).
     const counted = new Proxy(store, {
       get(target, property, receiver) {
         if (property === "transaction") {
           return <T>(fn: Parameters<Store["transaction"]>[0]) => {
-            transactions++;
+            exchanges++;
             return target.transaction(fn) as Promise<T>;
+          };
+        }
+        if (property === "query") {
+          return (...args: Parameters<Store["query"]>) => {
+            exchanges++;
+            return target.query(...args);
           };
         }
         const value = Reflect.get(target, property, receiver);
@@ -75,9 +82,9 @@ describe.each(TEST_BACKENDS)("the order modal's group commit on %s", (backend) =
     await store.close();
   });
 
-  it("stores submits that arrive together in fewer transactions, each with its own number and placement job", async () => {
+  it("stores submits that arrive together in a few statements, each with its own number and placement job", async () => {
     const ticket = `${ticketPrefix()}-1`;
-    const before = transactions;
+    const before = exchanges;
     const results = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         submitOrder(deps, draft(ticket), origin(`view:${randomUUID()}:${i}`)),
@@ -89,7 +96,8 @@ describe.each(TEST_BACKENDS)("the order modal's group commit on %s", (backend) =
     expect(orders.map((o) => o.externalDocumentNumber)).toEqual(
       Array.from({ length: 12 }, (_, i) => `${ticket}-${i + 1}`),
     );
-    expect(transactions - before).toBeLessThan(12);
+    // The first submit commits alone (nothing was waiting); the others arrive during its commit.
+    expect(exchanges - before).toBeLessThanOrEqual(3);
     for (const order of orders) {
       expect(order.status).toBe("queued");
       expect(order.customerReference).toBe(ticket);

@@ -6,7 +6,6 @@ import {
   getOrder,
   getOrderByCorrelationId,
   insertOrder,
-  insertOrders,
   listRecentOrdersForUser,
   markFailed,
   markPlaced,
@@ -95,23 +94,6 @@ describe.each(TEST_BACKENDS)("orders repository on %s", (backend) => {
     ]);
     expect([a.created, b.created].sort()).toEqual([false, true]);
     expect(a.order.id).toBe(b.order.id);
-  });
-
-  it("inserts several orders in one statement, answering each as a later read gives it, and skips taken keys and numbers", async () => {
-    const taken = newOrder({ idempotencyKey: `view-${randomUUID()}` });
-    await insertOrder(store, taken);
-    const fresh = [
-      newOrder({ idempotencyKey: `view-${randomUUID()}`, slackChannelId: "C1", slackThreadTs: "1.2" }),
-      newOrder({ idempotencyKey: `view-${randomUUID()}`, workflow: { functionExecutionId: "Fx1" } }),
-    ];
-    const inserted = await insertOrders(store, [
-      fresh[0]!,
-      newOrder({ idempotencyKey: taken.idempotencyKey }),
-      newOrder({ externalDocumentNumber: taken.externalDocumentNumber }),
-      fresh[1]!,
-    ]);
-    expect(inserted.map((o) => o.id)).toEqual(fresh.map((o) => o.id));
-    for (const order of inserted) expect(await getOrder(store, order.id)).toEqual(order);
   });
 
   it("rejects a second order with the same document number in the same profile", async () => {

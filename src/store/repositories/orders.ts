@@ -116,7 +116,7 @@ async function one(q: Queryable, text: string, params: unknown[]): Promise<Order
 }
 
 /** The columns an INSERT sets, in this order; the rest take their defaults. */
-const INSERT_COLUMNS = [
+export const INSERT_COLUMNS = [
   "id",
   "profile",
   "external_document_number",
@@ -134,12 +134,12 @@ const INSERT_COLUMNS = [
   "workflow",
 ] as const;
 
-const JSONB_COLUMNS: ReadonlySet<string> = new Set(["request", "draft", "workflow"]);
+export const JSONB_COLUMNS: ReadonlySet<string> = new Set(["request", "draft", "workflow"]);
 
-type InsertRow = Record<(typeof INSERT_COLUMNS)[number], unknown>;
+export type InsertRow = Record<(typeof INSERT_COLUMNS)[number], unknown>;
 
 /** A new order's values by column, with the defaults our INSERTs give (`queued`, nulls). */
-function insertRow(order: NewOrder): InsertRow {
+export function insertRow(order: NewOrder): InsertRow {
   return {
     id: order.id,
     profile: order.profile,
@@ -161,14 +161,6 @@ function insertRow(order: NewOrder): InsertRow {
 
 const INSERT_ORDER = `INSERT INTO orders (${INSERT_COLUMNS.join(", ")})
   VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(", ")})`;
-
-/** `insertOrders`: one row per element of a JSON array, `n` keeping their order. */
-const INSERT_ORDERS = `INSERT INTO orders (${INSERT_COLUMNS.join(", ")})
-     SELECT ${INSERT_COLUMNS.join(", ")}
-     FROM jsonb_to_recordset($1::jsonb) AS o(n int, ${INSERT_COLUMNS.map((c) => `${c} ${JSONB_COLUMNS.has(c) ? "jsonb" : "text"}`).join(", ")})
-     ORDER BY o.n
-     ON CONFLICT DO NOTHING
-     RETURNING id, status_at, created_at, updated_at`;
 
 function orderParams(order: NewOrder): unknown[] {
   const row = insertRow(order);
@@ -210,27 +202,8 @@ export async function insertOrderIfNumberFree(
   return existing ? { order: existing, created: false } : { taken: true };
 }
 
-/**
- * `insertOrder` for several orders in one statement (the order modal's group commit). Idempotency keys must be
- * distinct. Returns the orders inserted, in the order given; one whose key or document number is already taken
- * is left out, and the caller decides what that means (the batch is then redone one order at a time).
- */
-export async function insertOrders(q: Queryable, orders: readonly NewOrder[]): Promise<Order[]> {
-  if (orders.length === 0) return [];
-  // One JSON parameter rather than an array per column, and only what the database sets comes back: measured
-  // on the slack-ack benchmark, escaping arrays and re-parsing the rows' JSON were most of this call's cost.
-  const rows = orders.map(insertRow);
-  const { rows: set } = await q.query(INSERT_ORDERS, [JSON.stringify(rows.map((row, n) => ({ n, ...row })))]);
-  const byId = new Map(set.map((row) => [row.id as string, row]));
-  return rows.flatMap((row) => {
-    const fromDb = byId.get(row.id as string);
-    // The order as `RETURNING *` would give it: what was inserted, the defaults, what the database set.
-    return fromDb ? [mapOrder({ ...row, ...INSERT_DEFAULTS, ...fromDb })] : [];
-  });
-}
-
 /** The columns an INSERT leaves to their defaults that are not set by the database's clock. */
-const INSERT_DEFAULTS = {
+export const INSERT_DEFAULTS = {
   correlation_id: null,
   message_attempted_at: null,
   status_occurred_at: null,
