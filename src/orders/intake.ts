@@ -5,10 +5,9 @@
  * takes their document numbers, inserts their rows and enqueues their jobs (`insertNumberedOrders`).
  *
  * Only the common case is batched: a new submission whose document number we generate. A typed number, a
- * repeated submission (its key already stored), a generated number an agent once typed, or a request the
- * supplier's rules refuse takes the one-at-a-time path (`storeSubmission`), whose answers for those cases are
- * the reference; a batch that meets one of them writes nothing and is redone that way, so no number is used up
- * by it.
+ * repeated submission (its key already stored) or a generated number an agent once typed takes the one-at-a-time
+ * path (`storeSubmission`), whose answers for those cases are the reference; a batch that meets one of them
+ * writes nothing and is redone that way, so no number is used up by it.
  */
 import { randomUUID } from "node:crypto";
 import { pino } from "pino";
@@ -16,9 +15,7 @@ import type { Jobs } from "../jobs/jobs.ts";
 import { QUEUES } from "../jobs/queues.ts";
 import { GroupCommit, type GroupCommitOptions } from "../store/group-commit.ts";
 import { insertNumberedOrders, type NumberedNewOrder } from "../store/repositories/numbered-orders.ts";
-import { checkOrderRequest } from "../supplier/rules.ts";
-import { ednTemplate, fillEdn } from "./edn.ts";
-import { draftToRequest } from "./request.ts";
+import { ednTemplate } from "./edn.ts";
 import {
   type AcceptedSubmission,
   logQueued,
@@ -57,26 +54,20 @@ export function createBatchedIntake(
 
   /**
    * All of `batch` (distinct keys, generated numbers) in one statement, or a NotBatchable having written nothing.
-   * The supplier's rules are checked before the numbers are taken, with a stand-in number as the modal's own
-   * check does: the only rule on the number is that it is not blank, and every pattern has a counter in it, so
-   * the number taken cannot change the verdict (test/orders/edn.test.ts holds the rules to that).
+   * Each request was checked against the supplier's rules with a stand-in number (`acceptSubmission`); the
+   * only rule on the number is that it is not blank and every pattern has a counter in it, so the number taken
+   * cannot change the verdict (test/orders/draft.test.ts holds the rules to that).
    */
   const together = async (batch: readonly AcceptedSubmission[]): Promise<SubmitResult[]> => {
     const orders = batch.map((s): NumberedNewOrder => {
-      const documentNumber = ednTemplate(pattern, {
-        ticket: s.draft.ticket,
-        profile: s.profile.name,
-        now: s.at,
-      });
-      const checked = checkOrderRequest(draftToRequest(s.draft, s.profile, fillEdn(documentNumber, 1)));
-      if (!checked.ok) throw new NotBatchable("a numbered request fails the supplier's rules");
       const { externalDocumentNumber: _, ...row } = newOrderRow(
         s,
         deps.newOrderId?.() ?? randomUUID(),
         "",
-        checked.value,
+        s.request,
       );
-      return { ...row, documentNumber };
+      const context = { ticket: s.draft.ticket, profile: s.profile.name, now: s.at };
+      return { ...row, documentNumber: ednTemplate(pattern, context) };
     });
     const stored = await deps.jobs.sendManyWithin(
       QUEUES.placeOrder,

@@ -123,6 +123,11 @@ export interface AcceptedSubmission {
   origin: OrderOrigin;
   /** When it was checked: the date a document number pattern's `{date}` takes. */
   at: Date;
+  /**
+   * The request as the supplier's rules passed it; when the number is ours to generate it carries a stand-in
+   * (the number `1` of its pattern), replaced when the number is taken.
+   */
+  request: CreateOrderRequest;
 }
 
 /** Stores accepted submissions; the Slack app's commits several at once (see `./intake.ts`). */
@@ -158,7 +163,7 @@ export async function acceptSubmission(
   }
   const forbidden = await authorize(deps, checked.profile, origin.requestedBy);
   if (forbidden) return forbidden;
-  return { profile: checked.profile, draft: checked.draft, origin, at };
+  return { profile: checked.profile, draft: checked.draft, origin, at, request: checked.request };
 }
 
 /** Stores one accepted submission and enqueues its placement, in one transaction of its own. */
