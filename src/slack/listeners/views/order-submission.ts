@@ -10,8 +10,8 @@ import { notAllowedModal } from "../../order-modal-views.ts";
 
 /**
  * Submit of the order modal. Everything that decides the answer happens before `ack` (Slack waits up to 3 s):
- * the rules (→ inline errors), authorization (→ the reason, in place of the form), then one transaction that
- * stores the order and enqueues its placement (→ the modal closes). The order's message is posted by the
+ * the rules (→ inline errors), authorization (→ the reason, in place of the form), then the order is stored and
+ * its placement enqueued, atomically (→ the modal closes). The order's message is posted by the
  * placement job, so it appears even if this process stops right after answering.
  */
 export function orderSubmission(ctx: SlackContext) {
@@ -30,8 +30,8 @@ export function orderSubmission(ctx: SlackContext) {
       return;
     }
     const form = compactForm(readOrderForm((view.state?.values ?? {}) as StateValues, meta));
-    const blockIds = new Set(view.blocks.map((b) => b.block_id).filter((id): id is string => Boolean(id)));
     const showErrors = async (errors: Record<string, string[]>) => {
+      const blockIds = new Set(view.blocks.map((b) => b.block_id).filter((id): id is string => Boolean(id)));
       const byBlock = errorsForBlocks(errors, form.lineKeys, {
         hasProfileBlock: blockIds.has(FIELD_BLOCK.profile),
         hasEdnBlock: blockIds.has(FIELD_BLOCK.externalDocumentNumber),
