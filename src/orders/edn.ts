@@ -30,7 +30,7 @@ function dateToken(now: Date): string {
 const SEQ = /\{seq(?::(\d))?\}/g;
 
 /** The pattern with everything but the counter filled in: the counter's key. */
-export function ednPrefix(pattern: string, ctx: EdnContext): string {
+function ednPrefix(pattern: string, ctx: EdnContext): string {
   return pattern
     .replaceAll("{ticket}", ticketToken(ctx.ticket))
     .replaceAll("{profile}", profileToken(ctx.profile))
@@ -40,7 +40,7 @@ export function ednPrefix(pattern: string, ctx: EdnContext): string {
 /**
  * The number with its counter left open, split around each `{seq}`/`{seq:N}`; the counter's key is the rendered
  * prefix. `fillEdn` fills it here, the batched intake in SQL (`insertNumberedOrders`): both must give the same
- * text (tested in test/orders/edn.test.ts).
+ * text (tested in test/orders/draft.test.ts and test/store/numbered-orders.test.ts).
  */
 export type EdnTemplate = DocumentNumberTemplate;
 
@@ -72,23 +72,7 @@ export function renderEdn(pattern: string, ctx: EdnContext, seq: number): string
 
 /** Takes the next number for this prefix; call inside the transaction that inserts the order. */
 export async function nextEdn(q: Queryable, pattern: string, ctx: EdnContext): Promise<string> {
-  const [edn] = await nextEdns(q, pattern, [ctx]);
-  return edn as string;
-}
-
-/** `nextEdn` for several orders at once (one statement); numbers of one prefix are given in the order asked. */
-export async function nextEdns(
-  q: Queryable,
-  pattern: string,
-  contexts: readonly EdnContext[],
-): Promise<string[]> {
-  const templates = contexts.map((ctx) => ednTemplate(pattern, ctx));
-  const counts = new Map<string, number>();
-  for (const { counter } of templates) counts.set(counter, (counts.get(counter) ?? 0) + 1);
-  const next = await nextValues(q, counts);
-  return templates.map((template) => {
-    const seq = next.get(template.counter) as number;
-    next.set(template.counter, seq + 1);
-    return fillEdn(template, seq);
-  });
+  const template = ednTemplate(pattern, ctx);
+  const next = await nextValues(q, new Map([[template.counter, 1]]));
+  return fillEdn(template, next.get(template.counter) as number);
 }

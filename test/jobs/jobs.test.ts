@@ -118,6 +118,32 @@ describe.each(TEST_BACKENDS)("jobs on %s", (backend) => {
     }
   });
 
+  it("enqueues jobs inside a statement of the caller's, under the queue's policy, woken when it commits", async () => {
+    const j = await startJobs({ pollIntervalMs: 600_000 });
+    const ran = deferred<JobContext<{ orderId: string }>>();
+    j.work<{ orderId: string }>("place-order", async (job) => ran.resolve(job));
+    const id = randomUUID();
+    const answer = await j.sendManyWithin("place-order", [{ data: { orderId: "ord_w" }, id }], (insert) =>
+      store.query(`WITH jobs AS (${insert.text}) SELECT $${insert.values.length + 1}::text AS mine`, [
+        ...insert.values,
+        "caller's own",
+      ]),
+    );
+    expect(answer.rows).toEqual([{ mine: "caller's own" }]);
+    expect(await ran.promise).toMatchObject({ id, data: { orderId: "ord_w" }, maxAttempts: 3 });
+  });
+
+  it("enqueues nothing when the caller's statement fails", async () => {
+    const j = await startJobs({ pollIntervalMs: 600_000 });
+    const id = randomUUID();
+    await expect(
+      j.sendManyWithin("place-order", [{ data: { orderId: "ord_x" }, id }], (insert) =>
+        store.query(`WITH jobs AS (${insert.text}) SELECT 1 / 0`, insert.values),
+      ),
+    ).rejects.toMatchObject({ code: "22012" });
+    expect(await j.getJob("place-order", id)).toBeNull();
+  });
+
   it("picks up a job another process sent, at the next poll", async () => {
     const j = await startJobs();
     const other = createJobs({ store, pollIntervalMs: 200, policies: fastRetries });
