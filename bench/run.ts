@@ -140,8 +140,8 @@ export async function runBenchmarks(names: string[], options: RunBenchOptions = 
   const quick = options.quick ?? false;
   const databaseUrl = options.databaseUrl ?? null;
   const durations = quick
-    ? { warmupSeconds: 0.5, measureSeconds: 1, rounds: 1 }
-    : { warmupSeconds: 2, measureSeconds: 4, rounds: 2 };
+    ? { warmupSeconds: 0.5, measureSeconds: 1, rounds: 1, tailRounds: 1 }
+    : { warmupSeconds: 2, measureSeconds: 4, rounds: 2, tailRounds: 5 };
   const ctx: BenchContext = {
     root: ROOT,
     databaseUrl,

@@ -3,7 +3,7 @@
  * answering the same JSON. The sandbox runs through our real CLI (`order-desk sandbox`), as users run it.
  */
 
-import { compareServers, describeLoad } from "../lib/compare.ts";
+import { compareServers, describeLoad, describeTail } from "../lib/compare.ts";
 import { BENCH_TEST_KEY } from "../lib/fixtures.ts";
 import type { Benchmark } from "../lib/types.ts";
 
@@ -46,9 +46,17 @@ export const benchmark: Benchmark = {
           },
         },
       },
-      { connections: CONNECTIONS, scenario: "create-order", options: () => ({ apiKey: BENCH_TEST_KEY }) },
+      {
+        connections: CONNECTIONS,
+        scenario: "create-order",
+        options: () => ({ apiKey: BENCH_TEST_KEY }),
+        rounds: ctx.durations.tailRounds,
+      },
     );
     const note = `${describeLoad("sandbox", result.ours)}; ${describeLoad("bare", result.baseline)}`;
+    const tail = [describeTail("sandbox", result.ours), describeTail("bare", result.baseline)]
+      .filter(Boolean)
+      .join("; ");
     const failed = result.ours.failed > 0;
     return {
       rate: {
@@ -57,7 +65,12 @@ export const benchmark: Benchmark = {
         note: failed ? `${note} — failures make these figures invalid` : note,
         failed,
       },
-      p99: { ours: result.ours.latency.p99, baseline: result.baseline.latency.p99, failed },
+      p99: {
+        ours: result.ours.latency.p99,
+        baseline: result.baseline.latency.p99,
+        ...(tail && { note: tail }),
+        failed,
+      },
     };
   },
 };

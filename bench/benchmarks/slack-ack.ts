@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFakeSlack } from "../../src/devtools/fake-slack/index.ts";
 import { FIELD_BLOCK } from "../../src/slack/blocks/ids.ts";
-import { compareServers, describeLoad } from "../lib/compare.ts";
+import { compareServers, describeLoad, describeTail } from "../lib/compare.ts";
 import { HELPDESK, IT_ADMIN, validSubmission } from "../lib/slack-form.ts";
 import type { BenchContext, Benchmark, Measured } from "../lib/types.ts";
 
@@ -102,6 +102,7 @@ async function measureOn(
       },
       {
         connections: CONNECTIONS,
+        rounds: ctx.durations.tailRounds,
         scenario: "view-submission",
         path: "/slack/events",
         prepare: async (ours) => {
@@ -124,6 +125,10 @@ async function measureOn(
       `${CONNECTIONS} connections, saturating: latencies include queueing; ${storeLabel}; ` +
       `${Math.round(bodyBytes / 1024)} KiB form body; ` +
       `${describeLoad("ours", result.ours)}; ${describeLoad("ack-only", result.baseline)}` +
+      [describeTail("ours", result.ours), describeTail("ack-only", result.baseline)]
+        .filter(Boolean)
+        .map((part) => `; ${part}`)
+        .join("") +
       (failed ? " — failures make these figures invalid" : "") +
       (result.busyRounds > 0 ? `; ${result.busyRounds} round(s) began while a server was still busy` : "");
     return {

@@ -21,6 +21,8 @@ export interface LoadSpec {
   /** Scenario options; may depend on what the server announced (its URL, a key, a secret). */
   options: (server: ServerHandle) => unknown;
   path?: string;
+  /** Measured rounds per side; `ctx.durations.rounds` unless given (`tailRounds` for rows gated on a p99). */
+  rounds?: number;
 }
 
 export interface Comparison {
@@ -57,28 +59,33 @@ export async function compareServers(
     await load.prepare?.(ours);
     let rss = Number.NaN;
     let busyRounds = 0;
-    const round = (server: ServerHandle, label: string) => async (): Promise<LoadResult> => {
+    const rounds = load.rounds ?? ctx.durations.rounds;
+    const done = { ours: 0, baseline: 0 };
+    const round = (server: ServerHandle, label: "ours" | "baseline") => async (): Promise<LoadResult> => {
       if (!(await waitForQuiet([baseline.pid, oursServer.pid]))) busyRounds += 1;
-      ctx.log(`  ${label} round`);
+      done[label] += 1;
+      const name = `${label} round ${done[label]}/${rounds}`;
       const sampler = setInterval(() => {
         if (server === oursServer) rss = Math.max(Number.isNaN(rss) ? 0 : rss, server.rssMb());
       }, 250);
       try {
-        return await ctx.runLoad({
+        const result = await ctx.runLoad({
           url: new URL(load.path ?? "/", server.url).toString(),
           connections: load.connections,
           scenario: load.scenario,
           options: load.options(server),
         });
+        ctx.log(`  ${name}: ${describeRound(result)}`);
+        return result;
       } finally {
         clearInterval(sampler);
       }
     };
-    const rounds = await alternate(ctx.durations.rounds, round(baseline, "baseline"), round(ours, "ours"));
+    const results = await alternate(rounds, round(baseline, "baseline"), round(ours, "ours"));
     if (busyRounds > 0) ctx.log(`  ${busyRounds} round(s) started while a server was still busy`);
     return {
-      ours: combineLoad(rounds.ours),
-      baseline: combineLoad(rounds.baseline),
+      ours: combineLoad(results.ours),
+      baseline: combineLoad(results.baseline),
       oursRssUnderLoadMb: rss,
       busyRounds,
     };
@@ -86,6 +93,22 @@ export async function compareServers(
     await ours?.stop();
     await baseline.stop();
   }
+}
+
+function describeRound(result: LoadResult): string {
+  const ms = (v: number) => `${v.toFixed(1)} ms`;
+  const failed = result.non2xx + result.errors;
+  return (
+    `${Math.round(result.rate).toLocaleString("en-US")} req/s, p50 ${ms(result.latency.p50)}, ` +
+    `p99 ${ms(result.latency.p99)}${failed > 0 ? `, ${failed} failed` : ""}`
+  );
+}
+
+/** "p99 by round 17.0–20.4 ms" (the row's p99 is their median), or nothing for a single round. */
+export function describeTail(label: string, result: Combined): string {
+  const [low, high] = result.p99Range;
+  if (result.rounds < 2) return "";
+  return `${label} p99 over ${result.rounds} rounds ${low.toFixed(1)}–${high.toFixed(1)} ms`;
 }
 
 /** "1,234 × 2xx" style note, plus the failures that make a row's figure suspect. */

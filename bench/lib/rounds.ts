@@ -24,6 +24,9 @@ export interface Combined {
   ok: number;
   failed: number;
   statusCodes: Record<string, number>;
+  rounds: number;
+  /** The lowest and highest round p99: how much the shared machine moved the tail during the run. */
+  p99Range: [number, number];
 }
 
 /**
@@ -43,6 +46,7 @@ export function combineLoad(results: readonly LoadResult[]): Combined {
   }
   const pick = (key: keyof LatencySummary) =>
     median(results.map((r) => r.latency[key]).filter((v) => !Number.isNaN(v)));
+  const p99s = results.map((r) => r.latency.p99).filter((v) => !Number.isNaN(v));
   return {
     rate: ratePerSecond(ok, seconds * 1000),
     latency: {
@@ -56,6 +60,8 @@ export function combineLoad(results: readonly LoadResult[]): Combined {
     ok,
     failed,
     statusCodes,
+    rounds: results.length,
+    p99Range: p99s.length > 0 ? [Math.min(...p99s), Math.max(...p99s)] : [Number.NaN, Number.NaN],
   };
 }
 

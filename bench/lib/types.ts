@@ -30,8 +30,12 @@ export interface BenchContext {
   log(message: string): void;
   /** Node flags for the processes running OUR code (`--cpu-prof …` under `--profile`), empty otherwise. */
   oursNodeArgs: string[];
-  /** Seconds of each measured load run, and of its warm-up. */
-  durations: { warmupSeconds: number; measureSeconds: number; rounds: number };
+  /**
+   * Seconds of each measured load run and of its warm-up; how many rounds each side gets, and how many when a
+   * row's target is on a p99 (`tailRounds`: the tail of one short round moves with the shared machine, so
+   * those rows take the median of more rounds).
+   */
+  durations: { warmupSeconds: number; measureSeconds: number; rounds: number; tailRounds: number };
   startServer<I = Record<string, unknown>>(
     script: string,
     config: unknown,
