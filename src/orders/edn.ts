@@ -29,12 +29,16 @@ function dateToken(now: Date): string {
 
 const SEQ = /\{seq(?::(\d))?\}/g;
 
-/** The pattern with everything but the counter filled in: the counter's key. */
+/**
+ * The pattern with everything but the counter filled in: the counter's key. A token is only computed when the
+ * pattern uses it (this runs on every modal submit, before Slack's answer).
+ */
 function ednPrefix(pattern: string, ctx: EdnContext): string {
-  return pattern
-    .replaceAll("{ticket}", ticketToken(ctx.ticket))
-    .replaceAll("{profile}", profileToken(ctx.profile))
-    .replaceAll("{date}", dateToken(ctx.now));
+  let prefix = pattern;
+  if (prefix.includes("{ticket}")) prefix = prefix.replaceAll("{ticket}", ticketToken(ctx.ticket));
+  if (prefix.includes("{profile}")) prefix = prefix.replaceAll("{profile}", profileToken(ctx.profile));
+  if (prefix.includes("{date}")) prefix = prefix.replaceAll("{date}", dateToken(ctx.now));
+  return prefix;
 }
 
 /**

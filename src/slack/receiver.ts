@@ -147,8 +147,9 @@ export class SlackRequestReceiver implements Receiver {
     // Form bodies are ASCII (percent-encoded); JSON bodies may hold any UTF-8.
     const text = raw.toString(contentType?.startsWith(FORM) ? "latin1" : "utf8");
 
-    // Slack's SSL check is not signed: answer it, and nothing else of what it carries reaches the app.
-    if (contentType?.startsWith(FORM) && SSL_CHECK.test(text)) {
+    // Slack's SSL check is not signed: answer it, and nothing else of what it carries reaches the app. The
+    // substring search first: the regex's scan of a 15 KB modal submit cost more than the rest of this check.
+    if (contentType?.startsWith(FORM) && text.includes("ssl_check=1") && SSL_CHECK.test(text)) {
       HTTPModuleFunctions.buildSSLCheckResponse(res);
       return;
     }
