@@ -104,7 +104,7 @@ function describeRound(result: LoadResult): string {
   );
 }
 
-/** "p99 by round 17.0–20.4 ms" (the row's p99 is their median), or nothing for a single round. */
+/** "ours p99 over 5 rounds 17.0–20.4 ms" (the row's p99 is their median), or nothing for a single round. */
 export function describeTail(label: string, result: Combined): string {
   const [low, high] = result.p99Range;
   if (result.rounds < 2) return "";
