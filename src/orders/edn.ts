@@ -46,9 +46,7 @@ function ednPrefix(pattern: string, ctx: EdnContext): string {
  * prefix. `fillEdn` fills it here, the batched intake in SQL (`insertNumberedOrders`): both must give the same
  * text (tested in test/orders/draft.test.ts and test/store/numbered-orders.test.ts).
  */
-export type EdnTemplate = DocumentNumberTemplate;
-
-export function ednTemplate(pattern: string, ctx: EdnContext): EdnTemplate {
+export function ednTemplate(pattern: string, ctx: EdnContext): DocumentNumberTemplate {
   const prefix = ednPrefix(pattern, ctx);
   const parts: string[] = [];
   const pads: number[] = [];
@@ -62,7 +60,7 @@ export function ednTemplate(pattern: string, ctx: EdnContext): EdnTemplate {
   return { counter: `edn:${prefix}`, parts, pads };
 }
 
-export function fillEdn(template: EdnTemplate, seq: number): string {
+export function fillEdn(template: DocumentNumberTemplate, seq: number): string {
   let edn = template.parts[0] as string;
   for (const [i, pad] of template.pads.entries()) {
     edn += String(seq).padStart(pad, "0") + (template.parts[i + 1] as string);

@@ -34,7 +34,7 @@ export interface BatchedIntakeDeps extends Omit<SubmitDeps, "jobs" | "intake" | 
 
 type Settled = { ok: true; result: SubmitResult } | { ok: false; error: unknown };
 
-/** Thrown inside a batch's transaction to roll it back and redo its submissions one at a time. */
+/** The batch's statement wrote nothing (a key or a number was taken): its submissions go one at a time. */
 class NotBatchable extends Error {}
 
 export function createBatchedIntake(
@@ -59,16 +59,13 @@ export function createBatchedIntake(
    * cannot change the verdict (test/orders/draft.test.ts holds the rules to that).
    */
   const together = async (batch: readonly AcceptedSubmission[]): Promise<SubmitResult[]> => {
-    const orders = batch.map((s): NumberedNewOrder => {
-      const { externalDocumentNumber: _, ...row } = newOrderRow(
-        s,
-        deps.newOrderId?.() ?? randomUUID(),
-        "",
-        s.request,
-      );
-      const context = { ticket: s.draft.ticket, profile: s.profile.name, now: s.at };
-      return { ...row, documentNumber: ednTemplate(pattern, context) };
-    });
+    const orders = batch.map(
+      (s): NumberedNewOrder => ({
+        // Its blank number is replaced by the one the statement takes.
+        ...newOrderRow(s, deps.newOrderId?.() ?? randomUUID(), "", s.request),
+        documentNumber: ednTemplate(pattern, { ticket: s.draft.ticket, profile: s.profile.name, now: s.at }),
+      }),
+    );
     const stored = await deps.jobs.sendManyWithin(
       QUEUES.placeOrder,
       orders.map((order) => ({

@@ -114,10 +114,10 @@ export async function insertNumberedOrders(
 ): Promise<Order[] | null> {
   if (orders.length === 0) return [];
   const rows = orders.map((order) => insertRow({ ...order, externalDocumentNumber: "" }));
+  // Each row's blank `external_document_number` goes along unread: the statement's record has no such column.
   const input = orders.map((order, n) => {
-    const { external_document_number: _, ...row } = rows[n] as Record<string, unknown>;
     const { counter, parts, pads } = order.documentNumber;
-    return { n, counter, parts, pads, ...row };
+    return { n, counter, parts, pads, ...rows[n] };
   });
   let stored: Array<Record<string, unknown>>;
   try {
