@@ -11,7 +11,7 @@ import type { Store } from "../../src/store/db.ts";
 import { getEvent } from "../../src/store/repositories/events.ts";
 import { getOrder, insertOrder, markPlaced, setOriginMessage } from "../../src/store/repositories/orders.ts";
 import { attachOrphanEvents, createOrphanSweeper } from "../../src/webhooks/orphans.ts";
-import { getTestStore } from "../helpers/db.ts";
+import { getTestStore, openTestStore } from "../helpers/db.ts";
 import { validOrder } from "../supplier/support/fixtures.ts";
 import {
   deliver,
@@ -293,7 +293,10 @@ describe("Slack's limits", () => {
   });
 
   it("without the history scopes, posts again after a lost answer rather than lose the update", async () => {
-    const bare = await startHarness(store, {
+    // A store of its own: on the file's store, the other harness's post-update worker would take this
+    // harness's jobs and post them to its own fake Slack, which has the history scopes and no such thread.
+    const own = await openTestStore();
+    const bare = await startHarness(own, {
       scopes: DEFAULT_BOT_SCOPES.filter((scope) => !scope.endsWith(":history")),
     });
     try {
@@ -301,7 +304,11 @@ describe("Slack's limits", () => {
       bare.fake.loseAnswerNext("chat.postMessage");
       const event = statusEvent(o.correlationId, "validated", at(1));
       expect((await deliver(bare.url, event)).status).toBe(200);
-      await allPosted([event.id]);
+      await until(
+        () => getEvent(own, event.id),
+        (e) => Boolean(e?.postedAt),
+        "the event marked posted",
+      );
       // The documented cost of an app installed without the scopes: the interrupted reply shows twice.
       expect(bare.fake.thread(ORDERS_CHANNEL, o.ts).map((m) => m.text)).toEqual([
         "Status: Validated",
@@ -312,6 +319,7 @@ describe("Slack's limits", () => {
       expect(reads.every((c) => (c.response as { error?: string }).error === "missing_scope")).toBe(true);
     } finally {
       await bare.close();
+      await own.close();
     }
   });
 
