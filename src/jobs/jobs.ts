@@ -17,7 +17,9 @@
  */
 import PgBoss from "pg-boss";
 import { type Logger, pino } from "pino";
+import { withAdvisoryLock } from "../store/advisory-lock.ts";
 import { afterCommit, type Queryable, type SqlQuery, type Store } from "../store/db.ts";
+import { STARTUP_LOCK_KEY_SQL } from "../store/migrate.ts";
 import { JobsNotStartedError, UnknownQueueError } from "./errors.ts";
 import { requeueInterrupted } from "./interrupted.ts";
 import { createJobOwners } from "./owners.ts";
@@ -289,27 +291,36 @@ export function createJobs(options: JobsOptions): Jobs {
     if (!isQueueName(queue)) throw new UnknownQueueError(queue);
   }
 
+  /** pg-boss's schema (installed or migrated) and our queues with their current policies. */
+  async function install(): Promise<void> {
+    await boss.start();
+    for (const queue of QUEUE_NAMES) {
+      const p = policies[queue];
+      const queueOptions = {
+        name: queue,
+        policy: "standard" as const,
+        retryLimit: p.retryLimit,
+        retryDelay: p.retryDelaySeconds,
+        retryBackoff: p.retryBackoff,
+        expireInSeconds: p.expireInSeconds,
+      };
+      await boss.createQueue(queue, queueOptions);
+      // createQueue keeps an existing queue as it was; this applies changed policies.
+      await boss.updateQueue(queue, queueOptions);
+    }
+  }
+
   return {
     schema,
 
     async start() {
       if (state !== "new") return;
       state = "starting";
-      await boss.start();
-      for (const queue of QUEUE_NAMES) {
-        const p = policies[queue];
-        const queueOptions = {
-          name: queue,
-          policy: "standard" as const,
-          retryLimit: p.retryLimit,
-          retryDelay: p.retryDelaySeconds,
-          retryBackoff: p.retryBackoff,
-          expireInSeconds: p.expireInSeconds,
-        };
-        await boss.createQueue(queue, queueOptions);
-        // createQueue keeps an existing queue as it was; this applies changed policies.
-        await boss.updateQueue(queue, queueOptions);
-      }
+      // Replicas started together on an empty database: pg-boss's own install is not safe to run at once
+      // (its lock is taken inside the transaction that creates the schema, so a waiter fails on a duplicate
+      // schema or deadlocks creating queues). It runs under the migrations' lock instead.
+      if (store.kind === "postgres") await withAdvisoryLock(store, STARTUP_LOCK_KEY_SQL, install);
+      else await install();
       if (recover) await recoverInterrupted();
       await owners?.start();
       state = "started";

@@ -41,3 +41,35 @@ export async function withTryAdvisoryLock<T>(
     client.release(broken);
   }
 }
+
+/**
+ * A session-level advisory lock (`keySql` evaluated by the server) held on one pooled connection for the length
+ * of `fn`, waiting for it if another session holds it. What `fn` runs on other connections starts its
+ * transactions after the lock was granted, so it sees every catalog change the previous holder committed (a
+ * wait inside one transaction would not: `CREATE SCHEMA IF NOT EXISTS` then fails with a duplicate key).
+ */
+export async function withAdvisoryLock<T>(
+  store: Pick<Store, "pool">,
+  keySql: string,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const client = await store.pool.connect();
+  let broken: Error | undefined;
+  const onError = (error: Error) => {
+    broken = error;
+  };
+  client.on("error", onError);
+  try {
+    await client.query(`SELECT pg_advisory_lock(${keySql})`);
+    try {
+      return await fn();
+    } finally {
+      await client.query(`SELECT pg_advisory_unlock(${keySql})`).catch((error: Error) => {
+        broken = error;
+      });
+    }
+  } finally {
+    client.off("error", onError);
+    client.release(broken);
+  }
+}

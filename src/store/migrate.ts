@@ -33,8 +33,12 @@ export interface MigrateOptions {
   logger?: Logger;
 }
 
-/** Advisory lock key: one per schema, so test schemas on a shared server do not wait for each other. */
-const LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtext('order-desk:migrations:' || current_schema()))";
+/**
+ * Advisory lock key of start-up's schema changes: one per schema, so test schemas on a shared server do not wait
+ * for each other. The migrations take it per file; the job queue's install takes it too (jobs.ts).
+ */
+export const STARTUP_LOCK_KEY_SQL = "hashtext('order-desk:migrations:' || current_schema())";
+const LOCK_SQL = `SELECT pg_advisory_xact_lock(${STARTUP_LOCK_KEY_SQL})`;
 
 const CREATE_TABLE_SQL = `CREATE TABLE IF NOT EXISTS schema_migrations (
   name text PRIMARY KEY,
