@@ -5,7 +5,7 @@
 #           -v "$PWD/order-desk.config.yml:/config/order-desk.config.yml:ro" -p 3000:3000 order-desk
 # Check:  docker run --rm --env-file order-desk.env ... order-desk node bin/order-desk.js doctor
 
-ARG NODE_IMAGE=node:22-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # --- build: compile src/ to dist/ (plain JavaScript: less memory and a faster start than through tsx). ---
 FROM ${NODE_IMAGE} AS build
