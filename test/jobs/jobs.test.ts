@@ -89,7 +89,8 @@ describe.each(TEST_BACKENDS)("jobs on %s", (backend) => {
       maxAttempts: 3,
     });
     expect(job.isFinalAttempt).toBe(false);
-    expect(latencyMs).toBeLessThan(2_000);
+    // Woken by the send, not by the next 10 s poll.
+    expect(latencyMs).toBeLessThan(5_000);
     await until(
       () => j.getJob("place-order", id!),
       (info) => info?.state === "completed",
@@ -332,7 +333,8 @@ describe.each(TEST_BACKENDS)("jobs on %s", (backend) => {
     await started.promise;
     const stopStarted = Date.now();
     await j.stop({ graceMs: 200 });
-    expect(Date.now() - stopStarted).toBeLessThan(3_000);
+    // The job would never end by itself: stop ended it.
+    expect(Date.now() - stopStarted).toBeLessThan(10_000);
     expect(aborted).toMatchObject({ code: "JOB_INTERRUPTED" });
     const info = await j.getJob("place-order", id);
     expect(info).toMatchObject({ state: "retry", retryLimit: 3 });

@@ -406,7 +406,8 @@ describe("order-desk doctor against broken set-ups", () => {
         { SLACK_API_URL: url, SUPPLIER_BASE_URL: url },
         { timeoutMs: 300 },
       );
-      expect(Date.now() - started).toBeLessThan(3_000);
+      // The dependencies never answer: a generous bound shows doctor stopped waiting on a busy machine too.
+      expect(Date.now() - started).toBeLessThan(10_000);
       expect(code).toBe(1);
       expect(results.get("slack")?.status).toBe("fail");
       expect(results.get("supplier")?.status).toBe("fail");

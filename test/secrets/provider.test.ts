@@ -151,7 +151,8 @@ describe("SecretsManagerKeyProvider", () => {
     try {
       const started = Date.now();
       await expect(h.provider.getKey(id)).rejects.toBeInstanceOf(SecretUnavailableError);
-      expect(Date.now() - started).toBeLessThan(2_000);
+      // Secrets Manager never answers: any bound shows the timeout ended the wait.
+      expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
       fake.setFailure(null);
     }

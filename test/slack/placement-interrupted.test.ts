@@ -107,7 +107,8 @@ describe("a placement cut short", () => {
     const abortedAt = Date.now();
     controller.abort(new DOMException("shutting down", "AbortError"));
     expect(await outcome).toBe("AbortError");
-    expect(Date.now() - abortedAt).toBeLessThan(2_000);
+    // Well before the 30 s Retry-After.
+    expect(Date.now() - abortedAt).toBeLessThan(15_000);
     expect(supplier.requests).toHaveLength(0);
     // Left as it was, for the queue to run it again.
     expect((await getOrder(h.store, order.id))?.status).toBe("placing");

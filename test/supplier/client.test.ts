@@ -240,7 +240,8 @@ describe("SupplierClient.createOrder", () => {
     expect(error).toBeInstanceOf(SupplierUnavailableError);
     expect((error.cause as SupplierUnavailableError).reason).toBe("timeout");
     expect(h.stub.requests).toHaveLength(2);
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // The supplier never answers: any bound shows the attempts ended; a generous one holds on a busy machine.
+    expect(performance.now() - started).toBeLessThan(10_000);
     expectNoKey(error);
   });
 
@@ -485,7 +486,8 @@ describe("SupplierClient.createOrder", () => {
       expect(cause.message).toContain("while reading the body");
       expect(h.stub.requests).toHaveLength(2);
       expect(elapsed).toBeGreaterThanOrEqual(2 * 290);
-      expect(elapsed).toBeLessThan(2_000);
+      // One whole dripped body would take envelope.length × 50 ms; each attempt ended long before.
+      expect(elapsed).toBeLessThan((envelope.length * 50) / 2);
       expectNoKey(error);
     });
 
@@ -493,7 +495,7 @@ describe("SupplierClient.createOrder", () => {
       const h = await harness(["hang", failure(409, "DUPLICATE_ORDER")], { timeoutMs: 300 });
       const started = performance.now();
       const result = await h.client.createOrder(validOrder(), { apiKey: TEST_KEY });
-      expect(performance.now() - started).toBeLessThan(1_500);
+      expect(performance.now() - started).toBeLessThan(10_000);
       expect(result).toMatchObject({ placedEarlier: true, attempts: 2 });
       expect(h.logs.join("")).toContain("SUPPLIER_UNAVAILABLE");
     });
@@ -506,7 +508,8 @@ describe("SupplierClient.createOrder", () => {
         const error = (await rejection(
           h.client.createOrder(validOrder(), { apiKey: TEST_KEY }),
         )) as SupplierUnavailableError;
-        expect(performance.now() - started).toBeLessThan(1_500);
+        // Before the connection would have opened.
+        expect(performance.now() - started).toBeLessThan(3_000);
         expect((error.cause as SupplierUnavailableError).reason).toBe("timeout");
         expect((error.cause as SupplierUnavailableError).message).not.toContain("while reading the body");
         expect(h.stub.requests).toHaveLength(0);
@@ -534,7 +537,8 @@ describe("SupplierClient.createOrder", () => {
       );
       setTimeout(() => controller.abort(new Error("shutting down")), 200);
       expect(((await pending) as Error).message).toBe("shutting down");
-      expect(performance.now() - started).toBeLessThan(1_500);
+      // Before the attempt's own 5 s deadline.
+      expect(performance.now() - started).toBeLessThan(4_000);
       expect(h.stub.requests).toHaveLength(1);
       expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
     });
@@ -551,7 +555,8 @@ describe("SupplierClient.createOrder", () => {
         );
         setTimeout(() => controller.abort(reason), 100);
         expect(await pending).toBe(reason);
-        expect(performance.now() - started).toBeLessThan(1_500);
+        // Before the connection would have opened.
+        expect(performance.now() - started).toBeLessThan(3_000);
       } finally {
         await slow.destroy();
       }
