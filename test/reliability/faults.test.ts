@@ -131,7 +131,8 @@ describe("Order Desk under supplier, Slack and Secrets Manager faults", () => {
       const accepted = outcomes.filter((o) => o.accepted);
       const refused = outcomes.filter((o) => !o.accepted);
       const verdict = await verifyWhenSettled(w.sandbox, w.fake, outcomes.length, accepted, {
-        timeoutMs: SETTLE_MS,
+        stallMs: 30_000,
+        capMs: SETTLE_MS,
         abort: crashed,
       });
       const exitCode = await app.stop();

@@ -74,7 +74,8 @@ describe.skipIf(unavailable !== null)("PostgreSQL restarted under a running Orde
     const accepted = outcomes.filter((o) => o.accepted);
     const refused = outcomes.filter((o) => !o.accepted);
     const verdict = await verifyWhenSettled(w.sandbox, w.fake, ORDERS, accepted, {
-      timeoutMs: 120_000,
+      stallMs: 30_000,
+      capMs: 120_000,
       abort: crashed,
     });
 

@@ -170,19 +170,37 @@ export async function verify(
   return { orders, events, settled, problems };
 }
 
-/** Polls `verify` until everything settled or `timeoutMs`; then waits `quietMs` more and judges once more. */
+/**
+ * Polls `verify` until everything settled, for as long as it makes progress: it gives up when nothing moved (no
+ * order placed, no event delivered or posted) for `stallMs`, or at `capMs` in all. Posting is paced per channel
+ * like Slack's limits, so how long a backlog takes depends on the machine's speed; a fixed deadline failed
+ * healthy runs on a busy machine, a stall is what a lost update looks like. Then waits `quietMs` more and judges
+ * once more.
+ */
 export async function verifyWhenSettled(
   sandbox: SandboxHandle,
   fake: FakeSlack,
   submitted: number,
   accepted: readonly OrderSpec[],
-  options: { timeoutMs: number; quietMs?: number; abort?: () => boolean },
+  options: { stallMs: number; capMs: number; quietMs?: number; abort?: () => boolean },
 ): Promise<Verdict & { waitedMs: number }> {
   const t0 = Date.now();
+  const progress = (v: Verdict) => `${v.orders.ordersPlaced}/${v.events.eventsSent}/${v.events.eventsPosted}`;
   let verdict = await verify(sandbox, fake, submitted, accepted);
-  while (!verdict.settled && Date.now() - t0 < options.timeoutMs && options.abort?.() !== true) {
+  let last = progress(verdict);
+  let movedAt = Date.now();
+  while (
+    !verdict.settled &&
+    Date.now() - movedAt < options.stallMs &&
+    Date.now() - t0 < options.capMs &&
+    options.abort?.() !== true
+  ) {
     await sleep(500);
     verdict = await verify(sandbox, fake, submitted, accepted);
+    if (progress(verdict) !== last) {
+      last = progress(verdict);
+      movedAt = Date.now();
+    }
   }
   const waitedMs = Date.now() - t0;
   // A late duplicate would appear after the last expected reply: give it the chance to.
