@@ -11,13 +11,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXAMPLE_DELIVERY } from "../../src/devtools/example-form.ts";
-import { type FakeSecretsManager, startFakeSecretsManager } from "../../src/devtools/fake-secrets-manager.ts";
-import { type FakeSlack, SlackUser, startFakeSlack } from "../../src/devtools/fake-slack/index.ts";
-import { createSlackRequests } from "../../src/devtools/slack-requests.ts";
 import { generateTestKey } from "../../src/sandbox/keys.ts";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
 import { STATUS_LINE_BLOCK_ID } from "../../src/slack/blocks/updates/status-line.ts";
+import { EXAMPLE_DELIVERY } from "../../tools/example-form.ts";
+import { type FakeSecretsManager, startFakeSecretsManager } from "../../tools/fake-secrets-manager.ts";
+import { type FakeSlack, SlackUser, startFakeSlack } from "../../tools/fake-slack/index.ts";
+import { createSlackRequests } from "../../tools/slack-requests.ts";
 import { parsePrometheusText, sampleValue } from "../ops/prometheus.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));

@@ -14,23 +14,23 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { loadConfig } from "../config.ts";
-import { startFakeSecretsManager } from "../devtools/fake-secrets-manager.ts";
-import { type FakeSlack, runWorkflowStep, SlackUser, startFakeSlack } from "../devtools/fake-slack/index.ts";
-import { createSlackRequests } from "../devtools/slack-requests.ts";
-import { createLogger } from "../log.ts";
-import { type OrderDesk, startOrderDesk } from "../main.ts";
-import { generateTestKey } from "../sandbox/keys.ts";
-import { startSandbox } from "../sandbox/sandbox.ts";
-import { CALLBACK } from "../slack/blocks/ids.ts";
-import { STATUS_LINE_BLOCK_ID } from "../slack/blocks/updates/status-line.ts";
+import { loadConfig } from "../../src/config.ts";
+import { createLogger } from "../../src/log.ts";
+import { type OrderDesk, startOrderDesk } from "../../src/main.ts";
+import { generateTestKey } from "../../src/sandbox/keys.ts";
+import { startSandbox } from "../../src/sandbox/sandbox.ts";
+import { CALLBACK } from "../../src/slack/blocks/ids.ts";
+import { STATUS_LINE_BLOCK_ID } from "../../src/slack/blocks/updates/status-line.ts";
+import { startFakeSecretsManager } from "../fake-secrets-manager.ts";
+import { type FakeSlack, runWorkflowStep, SlackUser, startFakeSlack } from "../fake-slack/index.ts";
+import { createSlackRequests } from "../slack-requests.ts";
 
 export interface DemoIo {
   stdout: { write(chunk: string): unknown };
   stderr: { write(chunk: string): unknown };
 }
 
-const USAGE = `Usage: order-desk demo [--speed N] [--timeout-ms N] [--keep]
+const USAGE = `Usage: npm run demo -- [--speed N] [--timeout-ms N] [--keep]
 
 Runs the whole flow offline and prints each Slack thread.
   --speed        how much faster than real time the supplier fulfils orders (default 300)
@@ -100,7 +100,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
     if (!(args.speed > 0) || !(args.timeoutMs > 0))
       throw new Error("--speed and --timeout-ms take numbers > 0");
   } catch (error) {
-    io.stderr.write(`order-desk demo: ${(error as Error).message}\n\n${USAGE}`);
+    io.stderr.write(`demo: ${(error as Error).message}\n\n${USAGE}`);
     return 2;
   }
 

@@ -9,15 +9,12 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import { createServer as createNetServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
-import {
-  type FakeSecretsManager,
-  startFakeSecretsManager,
-} from "../../../src/devtools/fake-secrets-manager.ts";
-import { type FakeSlack, startFakeSlack } from "../../../src/devtools/fake-slack/index.ts";
 import { failureBody } from "../../../src/sandbox/envelope.ts";
 import { generateTestKey } from "../../../src/sandbox/keys.ts";
 import { type SandboxHandle, type SandboxOptions, startSandbox } from "../../../src/sandbox/sandbox.ts";
 import { generateWebhookSecret } from "../../../src/webhooks/signature.ts";
+import { type FakeSecretsManager, startFakeSecretsManager } from "../../../tools/fake-secrets-manager.ts";
+import { type FakeSlack, startFakeSlack } from "../../../tools/fake-slack/index.ts";
 
 export const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 export const CUSTOMER_CONFIG = fileURLToPath(new URL("../fixtures/order-desk.config.yml", import.meta.url));
