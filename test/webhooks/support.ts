@@ -7,7 +7,7 @@ import { createCustomer } from "../../src/config/catalog.ts";
 import { loadCustomerConfig } from "../../src/config/customer.ts";
 import { healthRoutes, storeCheck } from "../../src/http/health.ts";
 import { type HttpServer, startHttpServer } from "../../src/http/server.ts";
-import { createJobs, type Jobs } from "../../src/jobs/jobs.ts";
+import { createJobs, type Jobs } from "../../src/jobs/index.ts";
 import type { AdminAlert } from "../../src/orders/ports.ts";
 import { ChannelPacer } from "../../src/orders/updates/pacer.ts";
 import {

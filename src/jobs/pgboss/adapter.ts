@@ -12,19 +12,22 @@
  *   none of its workers runs, is queued again within seconds (owners.ts), and pg-boss's expiry remains the
  *   backstop. On the embedded store the lock file guarantees a single process,
  *   so any job still `active` at start-up was interrupted by a crash and is queued again immediately.
- * - A few statements touch pg-boss's job table directly (defer, fail without retry, requeue, stats); they use
- *   pg-boss 10's documented table layout, which is pinned (`pg-boss ~10.4`).
+ * - A few statements touch pg-boss's job table directly (job-table.ts: defer, fail without retry, requeue,
+ *   stats); they use pg-boss 10's documented table layout, which is pinned (`pg-boss ~10.4`).
  */
 import PgBoss from "pg-boss";
 import { type Logger, pino } from "pino";
-import { withAdvisoryLock } from "../store/advisory-lock.ts";
-import { afterCommit, type Queryable, type SqlQuery, type Store } from "../store/db.ts";
-import { STARTUP_LOCK_KEY_SQL } from "../store/migrate.ts";
-import { JobsNotStartedError, UnknownQueueError } from "./errors.ts";
+import { withAdvisoryLock } from "../../store/advisory-lock.ts";
+import { afterCommit, type SqlQuery, type Store } from "../../store/db.ts";
+import { STARTUP_LOCK_KEY_SQL } from "../../store/migrate.ts";
+import { JobsNotStartedError, UnknownQueueError } from "../errors.ts";
+import type { Jobs, ManyJob, WorkOptions } from "../jobs.ts";
+import { DEFAULT_POLICIES, isQueueName, QUEUE_NAMES, type QueueName, type QueuePolicy } from "../queues.ts";
+import { type FetchedJob, type JobHandler, QueueWorker, type WorkerDeps } from "../worker.ts";
 import { requeueInterrupted } from "./interrupted.ts";
+import { createJobTable } from "./job-table.ts";
 import { createJobOwners } from "./owners.ts";
-import { DEFAULT_POLICIES, isQueueName, QUEUE_NAMES, type QueueName, type QueuePolicy } from "./queues.ts";
-import { type FetchedJob, type JobHandler, QueueWorker, type WorkerDeps } from "./worker.ts";
+import { createWakeTimers } from "./wake.ts";
 
 export interface JobsOptions {
   store: Store;
@@ -48,109 +51,7 @@ export interface JobsOptions {
   owners?: false | { sweepIntervalMs?: number; graceMs?: number };
 }
 
-export interface SendOptions {
-  /** Deterministic id (see `jobId`): a job with this id already in the queue makes the send a no-op. */
-  id?: string;
-  /** Not before this time. */
-  startAfter?: Date;
-  /** Enqueue inside this transaction: the job exists only if the transaction commits. */
-  tx?: Queryable;
-}
-
-export interface ManyJob {
-  data: object;
-  id?: string;
-  startAfter?: Date;
-}
-
-export interface WorkOptions {
-  /** Jobs of this queue run at the same time in this process (default 1). */
-  concurrency?: number;
-}
-
-export type JobState = "created" | "retry" | "active" | "completed" | "cancelled" | "failed";
-
-export interface JobInfo {
-  id: string;
-  queue: QueueName;
-  state: JobState;
-  data: unknown;
-  /** Runs started so far. */
-  runs: number;
-  retryLimit: number;
-  startAfter: Date;
-  createdAt: Date;
-  completedAt: Date | null;
-  /** The last error (failed, retrying) or the deferral note. */
-  output: unknown;
-}
-
-export interface FailedJob {
-  id: string;
-  queue: QueueName;
-  data: unknown;
-  error: unknown;
-  runs: number;
-  createdAt: Date;
-  failedAt: Date | null;
-}
-
-export interface QueueStats {
-  /** Due now, waiting for a worker. */
-  ready: number;
-  /** Waiting for their `startAfter` (delayed sends, retries in backoff). */
-  scheduled: number;
-  active: number;
-  failed: number;
-  /** How long the oldest ready job has been due (0 when none): the queue's lag. */
-  oldestReadyAgeMs: number;
-}
-
-export interface Jobs {
-  /** pg-boss's schema. */
-  readonly schema: string;
-  /** Installs/migrates pg-boss's schema, creates the queues, recovers interrupted jobs, starts workers. */
-  start(): Promise<void>;
-  /** Enqueues a job; resolves to its id, or `null` when a job with `options.id` is already in the queue. */
-  send(queue: QueueName, data: object, options?: SendOptions): Promise<string | null>;
-  /**
-   * Enqueues several jobs of one queue in one statement (each skipped when its id is already in the queue),
-   * inside `options.tx` when given.
-   */
-  sendMany(queue: QueueName, jobs: readonly ManyJob[], options?: { tx?: Queryable }): Promise<void>;
-  /**
-   * `sendMany` as part of a statement of the caller's, saving its round trip: `run` gets pg-boss's own INSERT
-   * of the jobs, to embed as a `WITH` query (its parameters are `$1`…`$n`, n = `insert.values.length`; the
-   * caller's follow), and must execute it in one statement. The jobs exist when that statement commits; this
-   * process's workers are woken when `run` resolves.
-   */
-  sendManyWithin<T>(
-    queue: QueueName,
-    jobs: readonly ManyJob[],
-    run: (insert: SqlQuery) => Promise<T>,
-  ): Promise<T>;
-  /** Registers the queue's handler (one per queue and process); it starts with `start()`, or now if started. */
-  work<T>(queue: QueueName, handler: JobHandler<T>, options?: WorkOptions): void;
-  /** Cancels a job that has not finished; false when there was none. */
-  cancel(queue: QueueName, id: string): Promise<boolean>;
-  /** Puts a failed job back in the queue for one more attempt. */
-  retry(queue: QueueName, id: string): Promise<boolean>;
-  getJob(queue: QueueName, id: string): Promise<JobInfo | null>;
-  listFailed(options?: { queue?: QueueName; limit?: number }): Promise<FailedJob[]>;
-  stats(): Promise<Record<QueueName, QueueStats>>;
-  /** Stops fetching new jobs (the first step of a shutdown); running handlers go on. `stop` still follows. */
-  pause(): Promise<void>;
-  /**
-   * Stops fetching, lets running handlers finish for up to `graceMs` (default 20 s), then aborts the rest and
-   * queues them again. Does not close the store (close it after this resolves).
-   */
-  stop(options?: { graceMs?: number }): Promise<void>;
-}
-
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,49}$/;
-
-/** The resolution of PGlite's clock (`now()`), in milliseconds. */
-const PGLITE_CLOCK_TICK_MS = 1;
 
 function bossJobs(queue: QueueName, many: readonly ManyJob[]): PgBoss.JobInsert[] {
   return many.map((j) => ({
@@ -192,11 +93,16 @@ export function createJobs(options: JobsOptions): Jobs {
   boss.on("error", (error) => logger.error({ err: error }, "pg-boss error"));
 
   const workers = new Map<QueueName, QueueWorker<unknown>>();
-  const timers = new Set<NodeJS.Timeout>();
   let state: "new" | "starting" | "started" | "stopping" | "stopped" = "new";
   let stopped: Promise<void> | null = null;
 
   const job = `${schema}.job`;
+  const table = createJobTable(store, job);
+  const wake = createWakeTimers({
+    pglite: store.kind === "pglite",
+    worker: (queue) => (state === "started" ? workers.get(queue) : undefined),
+  });
+  const scheduleWake = wake.schedule;
   const owners =
     store.kind === "postgres" && options.owners !== false
       ? createJobOwners({
@@ -211,27 +117,6 @@ export function createJobs(options: JobsOptions): Jobs {
           },
         })
       : null;
-
-  const scheduleWake = (queue: QueueName, delayMs: number) => {
-    const worker = workers.get(queue);
-    if (!worker || state !== "started") return;
-    // PGlite's now() ticks in whole milliseconds and pg-boss fetches only jobs with start_after < now(): a fetch
-    // in the same millisecond as the send finds nothing and leaves the job to the next poll. Wake a tick later.
-    if (delayMs <= 0 && store.kind !== "pglite") return worker.wake();
-    // Past the 32-bit timer limit the regular poll picks it up.
-    if (delayMs > 2 ** 31 - 1) return;
-    // A few ms late on purpose: woken exactly on time, the fetch can run before the database's now() passes
-    // the job's start_after, find nothing, and leave the job to the next poll.
-    const timer = setTimeout(
-      () => {
-        timers.delete(timer);
-        worker.wake();
-      },
-      delayMs <= 0 ? PGLITE_CLOCK_TICK_MS + 1 : delayMs + 5,
-    );
-    timer.unref();
-    timers.add(timer);
-  };
 
   const deps: WorkerDeps = {
     async fetch(queue, batchSize) {
@@ -256,29 +141,11 @@ export function createJobs(options: JobsOptions): Jobs {
       await boss.fail(queue, id, error);
     },
     async failPermanently(queue, id, error) {
-      await store.query(`UPDATE ${job} SET retry_limit = retry_count WHERE name = $1 AND id = $2`, [
-        queue,
-        id,
-      ]);
+      await table.exhaustRetries(queue, id);
       await boss.fail(queue, id, error);
     },
-    async defer(queue, id, delayMs, deferrals, reason) {
-      // The next fetch counts a run (retry_count + 1); raising the limit with it keeps the attempts left.
-      await store.query(
-        `UPDATE ${job} SET state = 'retry', retry_limit = retry_limit + 1,
-           start_after = now() + $3::double precision * interval '1 millisecond', output = $4::jsonb
-         WHERE name = $1 AND id = $2 AND state = 'active'`,
-        [queue, id, delayMs, JSON.stringify({ deferrals, reason })],
-      );
-    },
-    async requeue(queue, ids, reason) {
-      await store.query(
-        `UPDATE ${job} SET state = 'retry', retry_limit = retry_limit + 1, start_after = now(),
-           output = $3::jsonb
-         WHERE name = $1 AND id = ANY($2::uuid[]) AND state = 'active'`,
-        [queue, ids, JSON.stringify({ message: reason })],
-      );
-    },
+    defer: table.defer,
+    requeue: table.requeue,
     scheduleWake,
   };
 
@@ -418,51 +285,10 @@ export function createJobs(options: JobsOptions): Jobs {
 
     async listFailed({ queue, limit = 50 } = {}) {
       if (queue) assertQueue(queue);
-      const { rows } = await store.query(
-        `SELECT id, name, data, output, retry_count, created_on, completed_on FROM ${job}
-         WHERE state = 'failed' AND ($1::text IS NULL OR name = $1)
-         ORDER BY completed_on DESC NULLS LAST LIMIT $2`,
-        [queue ?? null, limit],
-      );
-      return rows.map((r) => ({
-        id: r.id,
-        queue: r.name,
-        data: r.data,
-        error: r.output,
-        runs: r.retry_count + 1,
-        createdAt: r.created_on,
-        failedAt: r.completed_on,
-      }));
+      return table.listFailed(queue ?? null, limit);
     },
 
-    async stats() {
-      const { rows } = await store.query(
-        `SELECT name,
-           count(*) FILTER (WHERE state < 'active' AND start_after <= now())::int AS ready,
-           count(*) FILTER (WHERE state < 'active' AND start_after > now())::int AS scheduled,
-           count(*) FILTER (WHERE state = 'active')::int AS active,
-           count(*) FILTER (WHERE state = 'failed')::int AS failed,
-           COALESCE(EXTRACT(EPOCH FROM now() - min(start_after)
-             FILTER (WHERE state < 'active' AND start_after <= now())) * 1000, 0)::float8 AS oldest_ready_ms
-         FROM ${job} GROUP BY name`,
-      );
-      const empty = (): QueueStats => ({ ready: 0, scheduled: 0, active: 0, failed: 0, oldestReadyAgeMs: 0 });
-      const result = Object.fromEntries(QUEUE_NAMES.map((q) => [q, empty()])) as Record<
-        QueueName,
-        QueueStats
-      >;
-      for (const r of rows) {
-        if (!isQueueName(r.name)) continue;
-        result[r.name] = {
-          ready: r.ready,
-          scheduled: r.scheduled,
-          active: r.active,
-          failed: r.failed,
-          oldestReadyAgeMs: Math.round(r.oldest_ready_ms),
-        };
-      }
-      return result;
-    },
+    stats: table.stats,
 
     async pause() {
       await Promise.all([...workers.values()].map((w) => w.stopFetching()));
@@ -477,8 +303,7 @@ export function createJobs(options: JobsOptions): Jobs {
       }
       state = "stopping";
       stopped = (async () => {
-        for (const timer of timers) clearTimeout(timer);
-        timers.clear();
+        wake.clear();
         const all = [...workers.values()];
         await Promise.all(all.map((w) => w.stopFetching()));
         let expire: NodeJS.Timeout | undefined;
