@@ -133,6 +133,14 @@ describe("the architecture's import rules", () => {
     expect(stale, "no longer imported: remove from KNOWN_DOMAIN_TRANSPORT").toEqual([]);
   });
 
+  it("only the queue's adapter (jobs/pgboss/) imports pg-boss; the rest of the app sees jobs/jobs.ts", () => {
+    const found = violations(src, (source, specifier) =>
+      packageOf(specifier) === "pg-boss" && !source.path.startsWith("src/jobs/pgboss/") ? specifier : null,
+    );
+    expect(found, "use the Jobs interface (src/jobs/jobs.ts) instead").toEqual({});
+    expect(inFolder("jobs/pgboss").some((s) => s.specifiers.includes("pg-boss"))).toBe(true);
+  });
+
   it("sandbox/ (a stand-alone supplier) imports nothing of the app but the supplier contract", () => {
     const found = violations(inFolder("sandbox"), (source, specifier) => {
       const target = resolved(source, specifier);
