@@ -15,7 +15,7 @@ COPY bin ./bin
 COPY src ./src
 RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund && npm run build
 
-# --- dependencies: production only (tsx stays: bin/order-desk.js falls back to the sources through it). ---
+# --- dependencies: production only (no TypeScript, no tsx: the image runs dist/). ---
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -33,8 +33,7 @@ WORKDIR /app
 COPY --from=deps --chown=root:root /app/node_modules ./node_modules
 COPY --chown=root:root package.json manifest.yml ./
 COPY --chown=root:root bin ./bin
-COPY --chown=root:root src ./src
-# After src/: the build's stamp must be newer than every source file for bin/order-desk.js to use dist/.
+# The compiled app only: no src/, tools/ or bench/ (bin/order-desk.js runs dist/ when there are no sources).
 COPY --from=build --chown=root:root /app/dist ./dist
 # The code stays root-owned and read-only to the app; only the data directory belongs to the `node` user
 # (uid 1000, shipped with the official image). A named volume mounted here inherits that ownership.

@@ -234,7 +234,7 @@ function parseArgs(argv: string[]): { names: string[]; options: RunBenchOptions;
 }
 
 /**
- * The command line (`order-desk bench …`, `npm run bench -- …`, `tsx bench/run.ts …`):
+ * The command line (`npm run bench -- …`, i.e. `node --import tsx bench/run.ts …`):
  * `[--list] [--quick] [--strict] [--no-write] [--profile] [--database-url URL] [NAME...]`.
  * DATABASE_URL is the fallback for `--database-url`. Resolves with the exit code.
  */

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createJobs, type Jobs } from "../src/jobs/jobs.ts";
+import { createJobs, type Jobs } from "../src/jobs/index.ts";
 import { openStore } from "../src/store/db.ts";
 import { insertOrder } from "../src/store/repositories/orders.ts";
 import type { CreateOrderRequest } from "../src/supplier/schema.ts";

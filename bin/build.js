@@ -19,7 +19,7 @@ function giveUp(reason, code = 1) {
     process.exit(code);
   }
   console.warn(
-    `order-desk: not built (${reason}); bin/order-desk.js will run the TypeScript sources through tsx.`,
+    `order-desk: not built (${reason}); bin/order-desk.js will run the sources through tsx where it is installed.`,
   );
   process.exit(0);
 }

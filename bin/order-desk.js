@@ -1,14 +1,33 @@
 #!/usr/bin/env node
-// The `order-desk` command. It runs the compiled app in dist/ (plain JavaScript: less memory, faster start)
-// when `npm run build` (or the install's `prepare`) made it and no source file changed since; otherwise it
-// runs the TypeScript sources through tsx, so an edit is never hidden behind a stale build. `bench` always
-// runs from the sources: its harness (bench/) is not compiled.
+// The `order-desk` command. It runs the compiled app in dist/ (plain JavaScript: less memory, faster start),
+// which `npm run build` makes (so does `npm install` in a checkout, through the `prepare` script). The image
+// ships dist/ alone. In a checkout where a file under src/ changed since the build, or that was never built,
+// it runs the TypeScript sources through tsx (a development dependency), so an edit is never hidden behind a
+// stale build; where tsx is not installed it says to run `npm run build` instead.
+import { existsSync } from "node:fs";
 import { builtAndFresh } from "./build-state.js";
 
-if (process.argv[2] !== "bench" && builtAndFresh()) {
+const hasBuild = existsSync(new URL("../dist/cli/main.js", import.meta.url));
+const hasSources = existsSync(new URL("../src/cli/main.ts", import.meta.url));
+
+if (hasBuild && (!hasSources || builtAndFresh())) {
   await import("../dist/cli/main.js");
 } else {
-  const { register } = await import("tsx/esm/api");
-  register();
+  let tsx;
+  try {
+    tsx = await import("tsx/esm/api");
+  } catch (error) {
+    if (error?.code !== "ERR_MODULE_NOT_FOUND") throw error;
+  }
+  if (!tsx || !hasSources) {
+    console.error(
+      hasBuild
+        ? "order-desk: dist/ is older than the sources in src/. Run `npm run build` to compile them."
+        : "order-desk: there is no build in dist/. Run `npm run build` (it needs the development " +
+            "dependencies: `npm install`), or run the container image, which ships the build.",
+    );
+    process.exit(1);
+  }
+  tsx.register();
   await import("../src/cli/main.ts");
 }

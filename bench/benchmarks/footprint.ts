@@ -16,8 +16,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { builtAndFresh } from "../../bin/build-state.js";
-import { type FakeSlack, startFakeSlack } from "../../src/devtools/fake-slack/index.ts";
 import { generateWebhookSecret } from "../../src/webhooks/signature.ts";
+import { type FakeSlack, startFakeSlack } from "../../tools/fake-slack/index.ts";
 import { type ServerHandle, waitForQuiet } from "../lib/child.ts";
 import { describeLoad } from "../lib/compare.ts";
 import { BOT_TOKEN, freePort, type StoreTarget, startOrderDeskProcess } from "../lib/order-desk.ts";
@@ -74,7 +74,7 @@ const ROWS = [
 export const benchmark: Benchmark = {
   name: "footprint",
   description: "RSS idle / under ingest load and start-up to /readyz (fresh and warm), `order-desk start`",
-  requires: ["src/main.ts", "bin/order-desk.js", "src/devtools/fake-slack/index.ts"],
+  requires: ["src/main.ts", "bin/order-desk.js", "tools/fake-slack/index.ts"],
   rows: ROWS,
   async run(ctx) {
     if (!builtAndFresh()) {

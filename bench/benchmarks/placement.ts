@@ -21,10 +21,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Webhook } from "standardwebhooks";
 import { Agent, request } from "undici";
 import { VARIABLES } from "../../src/config.ts";
-import { type FakeSlack, startFakeSlack } from "../../src/devtools/fake-slack/index.ts";
 import { FIELD_BLOCK } from "../../src/slack/blocks/ids.ts";
 import { SupplierClient } from "../../src/supplier/client.ts";
 import { generateWebhookSecret } from "../../src/webhooks/signature.ts";
+import { type FakeSlack, startFakeSlack } from "../../tools/fake-slack/index.ts";
 import { BENCH_TEST_KEY, benchOrder } from "../lib/fixtures.ts";
 import { BOT_TOKEN, SIGNING_SECRET, type StoreTarget, startOrderDeskProcess } from "../lib/order-desk.ts";
 import {
@@ -76,7 +76,7 @@ export const benchmark: Benchmark = {
   name: "placement",
   description:
     "view_submission → supplier receives (p50/p99) and webhook → threaded reply (p50), `order-desk start`, PGlite and PostgreSQL",
-  requires: ["src/main.ts", "bin/order-desk.js", "src/devtools/fake-slack/index.ts"],
+  requires: ["src/main.ts", "bin/order-desk.js", "tools/fake-slack/index.ts"],
   rows: [...placementRows("pglite-", "PGlite"), ...placementRows("pg-", "PostgreSQL")],
   async run(ctx) {
     const dir = await mkdtemp(join(tmpdir(), "order-desk-bench-"));

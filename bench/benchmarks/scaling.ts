@@ -1,6 +1,6 @@
 /**
  * (issue 10) Webhook ingest with 1, 2 and 4 replicas sharing one PostgreSQL database, to show how throughput
- * grows. Each replica is the production receiver (src/webhooks/bench-server.ts) in its own process with its own
+ * grows. Each replica is the production receiver (bench/servers/webhook-receiver.ts) in its own process with its own
  * autocannon child; the rate is their sum. Informational: on a 2-core machine the replicas, the load generators
  * and PostgreSQL share the same two cores, so this shows the cost of coordination more than added capacity.
  */
@@ -19,7 +19,7 @@ async function ingestWith(ctx: BenchContext, databaseUrl: string, replicas: numb
     // One after another: the first applies migrations, the others find them applied.
     for (let i = 0; i < replicas; i++) {
       servers.push(
-        await ctx.startServer("src/webhooks/bench-server.ts", { secret, databaseUrl, seedOrders: 50 }),
+        await ctx.startServer("bench/servers/webhook-receiver.ts", { secret, databaseUrl, seedOrders: 50 }),
       );
     }
     const connections = Math.max(2, Math.round(TOTAL_CONNECTIONS / replicas));
@@ -51,7 +51,7 @@ async function ingestWith(ctx: BenchContext, databaseUrl: string, replicas: numb
 export const benchmark: Benchmark = {
   name: "scaling",
   description: "webhook ingest rate with 1, 2 and 4 replicas on one PostgreSQL",
-  requires: ["src/webhooks/bench-server.ts"],
+  requires: ["bench/servers/webhook-receiver.ts"],
   rows: REPLICAS.map((n) => ({
     id: String(n),
     metric: `ingest rate, ${n} replica${n === 1 ? "" : "s"} (PostgreSQL)`,

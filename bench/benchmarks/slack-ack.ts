@@ -7,8 +7,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startFakeSlack } from "../../src/devtools/fake-slack/index.ts";
 import { FIELD_BLOCK } from "../../src/slack/blocks/ids.ts";
+import { startFakeSlack } from "../../tools/fake-slack/index.ts";
 import { compareServers, describeLoad, describeTail } from "../lib/compare.ts";
 import { HELPDESK, IT_ADMIN, validSubmission } from "../lib/slack-form.ts";
 import type { BenchContext, Benchmark, Measured } from "../lib/types.ts";
@@ -50,7 +50,7 @@ function rowsFor(prefix: string, store: string): Benchmark["rows"] {
 export const benchmark: Benchmark = {
   name: "slack-ack",
   description: `view_submission ack latency p50/p99 at ${CONNECTIONS} concurrent vs a Bolt app that only acks`,
-  requires: ["src/slack/app.ts", "src/devtools/fake-slack/index.ts", "examples/order-desk.config.yml"],
+  requires: ["src/slack/app.ts", "tools/fake-slack/index.ts", "examples/order-desk.config.yml"],
   rows: [...rowsFor("", "PGlite"), ...rowsFor("pg-", "PostgreSQL")],
   async run(ctx) {
     const dir = await mkdtemp(join(tmpdir(), "order-desk-bench-"));

@@ -28,7 +28,7 @@ async function compareOn(
       baseline: { script: "bench/servers/bare-webhook.ts", config: { secret, ...baseline } },
       // The WEBHOOKS helper's launcher of the production route: HTTP server, limits, verification, parsing,
       // real store, same-transaction post-update enqueue; it seeds orders so events take the full path.
-      ours: { script: "src/webhooks/bench-server.ts", config: { secret, ...ours } },
+      ours: { script: "bench/servers/webhook-receiver.ts", config: { secret, ...ours } },
     },
     {
       connections: CONNECTIONS,
@@ -56,7 +56,7 @@ function rowsFrom(prefix: string, result: Comparison): Record<string, Measured> 
 export const benchmark: Benchmark = {
   name: "webhooks",
   description: "webhook ingest rate and p50/p99, signed requests, real store, PGlite and PostgreSQL",
-  requires: ["src/webhooks/signature.ts", "src/store/db.ts", "src/webhooks/bench-server.ts"],
+  requires: ["src/webhooks/signature.ts", "src/store/db.ts", "bench/servers/webhook-receiver.ts"],
   rows: [
     {
       id: "pglite-rate",

@@ -2,9 +2,9 @@
  * Our whole app as users run it: `node bin/order-desk.js start` in its own process, configured only through
  * its environment (src/config.ts), Slack in HTTP mode against a fake Slack, ready when `/readyz` answers 200.
  */
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { VARIABLES } from "../../src/config.ts";
+import { freePort } from "../../tools/world.ts";
 import { BENCH_TEST_KEY } from "./fixtures.ts";
 import type { BenchContext } from "./types.ts";
 
@@ -28,17 +28,7 @@ export interface OrderDeskProcessOptions {
 }
 
 /** A port free right now (the app is told its port up front, so `/readyz` can be polled from the spawn on). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** Every variable the app reads: none may leak in from the shell running the bench (a DATABASE_URL would). */
 const APP_VARIABLES = Object.keys(VARIABLES);

@@ -4,9 +4,9 @@
  * clone it with a fresh view id and ticket id per request (`cloneSubmission`), so each one is a new order.
  */
 import { randomBytes } from "node:crypto";
-import { EXAMPLE_DELIVERY } from "../../src/devtools/example-form.ts";
-import { type FakeSlack, SlackUser } from "../../src/devtools/fake-slack/index.ts";
-import { createSlackRequests, signSlackRequest } from "../../src/devtools/slack-requests.ts";
+import { EXAMPLE_DELIVERY } from "../../tools/example-form.ts";
+import { type FakeSlack, SlackUser } from "../../tools/fake-slack/index.ts";
+import { createSlackRequests, signSlackRequest } from "../../tools/slack-requests.ts";
 
 export const AGENT = "U0AGENT01";
 export const HELPDESK = "C0HELPDESK";

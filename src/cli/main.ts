@@ -10,25 +10,23 @@ const USAGE = `Usage: order-desk <command> [options]
 
 Commands:
   start      run Order Desk (Slack app, supplier webhooks, job workers)
-  demo       run the whole flow offline: sandbox supplier, fake Slack, Order Desk, three orders
   place      place one order from a JSON file            (order-desk place --help)
   sandbox    run the supplier sandbox                     (order-desk sandbox --help)
   doctor     check configuration, Slack, supplier, secrets and the database
-  bench      run the benchmarks and write bench/RESULTS.md
 
-See README.md for configuration.
+See README.md for configuration. In a checkout of the repository, \`npm run demo\` runs the whole flow
+offline and \`npm run bench\` the benchmarks.
 `;
 
 type Command = (argv: string[]) => Promise<number | undefined>;
+
+/** What a checkout runs through npm (tools/, bench/: never built into dist/); the installed command points there. */
+const DEVELOPMENT_ONLY: Record<string, string> = { demo: "npm run demo", bench: "npm run bench" };
 
 const commands: Record<string, Command> = {
   start: async () => {
     const { runStart } = await import("../main.ts");
     return runStart(processEnvironment());
-  },
-  demo: async (argv) => {
-    const { runDemo } = await import("../demo/run.ts");
-    return runDemo(argv, io);
   },
   place: async (argv) => {
     const { runPlace } = await import("./place.ts");
@@ -42,13 +40,6 @@ const commands: Record<string, Command> = {
     const { runDoctor } = await import("./doctor.ts");
     return runDoctor(argv, processEnvironment(), io);
   },
-  bench: async (argv) => {
-    // The harness lives outside src/ and is never compiled into dist/: bin/order-desk.js runs `bench` from
-    // the TypeScript sources. A path in a variable keeps the build from following it.
-    const harness = "../../bench/run.ts";
-    const { runBench } = (await import(harness)) as { runBench(argv: string[]): Promise<number> };
-    return runBench(argv);
-  },
 };
 
 const [name, ...rest] = process.argv.slice(2);
@@ -56,7 +47,14 @@ if (name === undefined || name === "help" || name === "--help" || name === "-h")
   io.stdout.write(USAGE);
 } else {
   const command = commands[name];
-  if (!command) {
+  const moved = DEVELOPMENT_ONLY[name];
+  if (!command && moved) {
+    io.stderr.write(
+      `order-desk: '${name}' is a development tool, not part of the installed command: run \`${moved}\` ` +
+        "in a checkout of the repository.\n",
+    );
+    process.exitCode = 2;
+  } else if (!command) {
     io.stderr.write(`order-desk: unknown command '${name}'\n\n${USAGE}`);
     process.exitCode = 2;
   } else {

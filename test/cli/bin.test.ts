@@ -39,12 +39,23 @@ describe("order-desk", () => {
   it("lists its commands and refuses an unknown one with exit code 2", async () => {
     const help = await run(["--help"]);
     expect(help.code).toBe(0);
-    for (const command of ["start", "demo", "place", "sandbox", "doctor", "bench"]) {
+    for (const command of ["start", "place", "sandbox", "doctor"]) {
       expect(help.stdout).toContain(command);
     }
     const unknown = await run(["plaec"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'plaec'");
+  });
+
+  it("points demo and bench, which are development tools outside the app, at their npm scripts", async () => {
+    for (const [command, script] of [
+      ["demo", "npm run demo"],
+      ["bench", "npm run bench"],
+    ]) {
+      const moved = await run([command as string]);
+      expect(moved.code).toBe(2);
+      expect(moved.stderr).toContain(script);
+    }
   });
 
   it("place: places the order in a JSON file on the supplier and prints one JSON line", async () => {

@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 
-/** `npm run demo` is the README's first command: it must keep working end to end. */
+/** `npm run demo` is the README's first command: it must keep working end to end (this is its script). */
 function runDemo(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["bin/order-desk.js", "demo", ...args], {
+    const child = spawn(process.execPath, ["--import", "tsx", "tools/demo/main.ts", ...args], {
       cwd: new URL("../..", import.meta.url),
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -10,14 +10,6 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Customer, createCustomer } from "../../src/config/catalog.ts";
 import { type CustomerConfig, parseCustomerConfig } from "../../src/config/customer.ts";
-import {
-  type ChannelInput,
-  type FakeSlack,
-  type FakeUser,
-  type FakeUsergroup,
-  startFakeSlack,
-} from "../../src/devtools/fake-slack/index.ts";
-import { createSlackRequests, type SlackRequests } from "../../src/devtools/slack-requests.ts";
 import { createJobs, type JobContext, type Jobs } from "../../src/jobs/index.ts";
 import { placeOrderJob } from "../../src/orders/place.ts";
 import { showOrder } from "../../src/orders/show-order.ts";
@@ -34,6 +26,14 @@ import { orderMessage } from "../../src/slack/blocks/order-message.ts";
 import type { Store } from "../../src/store/db.ts";
 import { SupplierClient, type SupplierClientOptions } from "../../src/supplier/client.ts";
 import { attachOrphanEvents } from "../../src/webhooks/orphans.ts";
+import {
+  type ChannelInput,
+  type FakeSlack,
+  type FakeUser,
+  type FakeUsergroup,
+  startFakeSlack,
+} from "../../tools/fake-slack/index.ts";
+import { createSlackRequests, type SlackRequests } from "../../tools/slack-requests.ts";
 import { getTestStore } from "./db.ts";
 
 /** A helpdesk channel the bot was never invited to (added to the example's first profile). */

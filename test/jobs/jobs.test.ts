@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PermanentJobError, RetryLaterError } from "../../src/jobs/errors.ts";
 import { jobId, uuidv5 } from "../../src/jobs/ids.ts";
-import { createJobs, type Jobs, type JobsOptions } from "../../src/jobs/jobs.ts";
+import { createJobs, type Jobs, type JobsOptions } from "../../src/jobs/index.ts";
 import type { JobContext } from "../../src/jobs/worker.ts";
 import type { Store } from "../../src/store/db.ts";
 import { getTestStore, TEST_BACKENDS } from "../helpers/db.ts";

@@ -6,35 +6,20 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXAMPLE_DELIVERY } from "../../src/devtools/example-form.ts";
-import { type FakeSecretsManager, startFakeSecretsManager } from "../../src/devtools/fake-secrets-manager.ts";
-import { type FakeSlack, SlackUser, startFakeSlack } from "../../src/devtools/fake-slack/index.ts";
-import { createSlackRequests } from "../../src/devtools/slack-requests.ts";
-import { generateTestKey } from "../../src/sandbox/keys.ts";
-import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
+import type { SandboxHandle } from "../../src/sandbox/sandbox.ts";
 import { STATUS_LINE_BLOCK_ID } from "../../src/slack/blocks/updates/status-line.ts";
+import { EXAMPLE_DELIVERY } from "../../tools/example-form.ts";
+import type { FakeSlack } from "../../tools/fake-slack/index.ts";
+import { startWorld, type World } from "../../tools/world.ts";
 import { parsePrometheusText, sampleValue } from "../ops/prometheus.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const BOT_TOKEN = "xoxb-start";
-const SIGNING_SECRET = "start-test-signing-secret-abcdef";
-const SECRET_ID = "order-desk/supplier-api-key";
 const HELPDESK = "C0HELPDESK";
 const AGENT = "U0AGENT01";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Running {
   child: ChildProcess;
@@ -69,53 +54,32 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
 
 describe("order-desk start", () => {
   let dir: string;
+  let world: World;
   let sandbox: SandboxHandle;
   let fake: FakeSlack;
-  let secrets: FakeSecretsManager;
   let app: Running;
   let url: string;
   let apiKey: string;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "order-desk-start-"));
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    apiKey = generateTestKey();
-    sandbox = await startSandbox({
-      apiKeys: [apiKey],
-      webhookUrl: `${url}/webhooks/supplier`,
+    world = await startWorld({
       speed: 2000,
       seed: "start-test",
+      slack: {
+        users: [{ id: AGENT, name: "alice", realName: "Alice Agent" }],
+        channels: [
+          { id: HELPDESK, name: "helpdesk" },
+          { id: "C0ITADMIN", name: "it-admin" },
+        ],
+      },
     });
-    secrets = await startFakeSecretsManager({ port: 0 });
-    secrets.putSecretValue(SECRET_ID, apiKey);
-    fake = await startFakeSlack({
-      botToken: BOT_TOKEN,
-      users: [{ id: AGENT, name: "alice", realName: "Alice Agent" }],
-      channels: [
-        { id: HELPDESK, name: "helpdesk" },
-        { id: "C0ITADMIN", name: "it-admin" },
-      ],
-    });
-    app = startProcess({
-      ORDER_DESK_CONFIG: join(ROOT, "examples/order-desk.config.yml"),
-      ORDER_DESK_DATA_DIR: join(dir, "data"),
-      HTTP_HOST: "127.0.0.1",
-      HTTP_PORT: String(port),
-      SLACK_MODE: "http",
-      SLACK_BOT_TOKEN: BOT_TOKEN,
-      SLACK_SIGNING_SECRET: SIGNING_SECRET,
-      SLACK_API_URL: fake.apiUrl,
-      SUPPLIER_BASE_URL: sandbox.url,
-      SUPPLIER_API_KEY_SECRET_ID: SECRET_ID,
-      AWS_REGION: secrets.region,
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
-      AWS_ACCESS_KEY_ID: "test",
-      AWS_SECRET_ACCESS_KEY: "test",
-      WEBHOOK_SECRETS: sandbox.webhookSecrets.join(","),
-      WEBHOOK_SETTLE_MS: "100",
-      LOG_LEVEL: "info",
-    });
+    ({ sandbox, fake, appUrl: url } = world);
+    apiKey = world.keys[0] as string;
+    // The key comes from the world's Secrets Manager, as a deployment reads it.
+    app = startProcess(
+      world.env({ ORDER_DESK_DATA_DIR: join(dir, "data"), WEBHOOK_SETTLE_MS: "100", LOG_LEVEL: "info" }),
+    );
     await waitFor(
       "/readyz to answer 200",
       async () => {
@@ -128,21 +92,13 @@ describe("order-desk start", () => {
 
   afterAll(async () => {
     if (app && app.child.exitCode === null) app.child.kill("SIGKILL");
-    await sandbox?.close();
-    await fake?.close();
-    await secrets?.close();
+    await world?.close();
     await rm(dir, { recursive: true, force: true });
   });
 
   /** Alice orders a laptop for Nina with `/order TICKET` and the modal, over Slack's signed HTTP requests. */
   async function orderThroughSlack(ticket: string): Promise<void> {
-    const requests = createSlackRequests({
-      url: `${url}/slack/events`,
-      signingSecret: SIGNING_SECRET,
-      teamId: fake.teamId,
-      appId: fake.appId,
-    });
-    const alice = new SlackUser({ fake, requests, userId: AGENT, timeoutMs: 10_000 });
+    const alice = world.user(AGENT);
     const { triggerId } = await alice.runCommand({ channel: HELPDESK, command: "/order", text: ticket });
     const view = await alice.openedModal(triggerId);
     const submitted = await alice.submit(view.id, { profile: "Acme EU", ...EXAMPLE_DELIVERY });
@@ -199,7 +155,7 @@ describe("order-desk start", () => {
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
     const everything = app.stdout() + app.stderr();
     expect(everything).toContain("Order Desk is running");
-    for (const secret of [apiKey, BOT_TOKEN, SIGNING_SECRET, ...sandbox.webhookSecrets]) {
+    for (const secret of world.secrets()) {
       expect(everything).not.toContain(secret);
     }
     // Personal data is redacted by default.
@@ -228,11 +184,11 @@ describe("order-desk start", () => {
       HTTP_PORT: "0",
       SLACK_MODE: "http",
       SLACK_BOT_TOKEN: "xoxb-bogus",
-      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_SIGNING_SECRET: world.signingSecret,
       SLACK_API_URL: fake.apiUrl,
       SUPPLIER_BASE_URL: sandbox.url,
       SUPPLIER_API_KEY: apiKey,
-      WEBHOOK_SECRETS: sandbox.webhookSecrets.join(","),
+      WEBHOOK_SECRETS: world.webhookSecrets.join(","),
       LOG_LEVEL: "silent",
     });
     expect(await bad.exited).toBe(1);

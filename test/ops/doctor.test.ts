@@ -6,13 +6,13 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runDoctor } from "../../src/cli/doctor.ts";
-import { type FakeSecretsManager, startFakeSecretsManager } from "../../src/devtools/fake-secrets-manager.ts";
-import { type FakeSlack, startFakeSlack } from "../../src/devtools/fake-slack/index.ts";
 import { createJobs, PermanentJobError, QUEUES } from "../../src/jobs/index.ts";
 import type { CheckResult } from "../../src/ops/check.ts";
 import type { DoctorOptions } from "../../src/ops/doctor.ts";
 import { openStore, type Store } from "../../src/store/db.ts";
 import { events } from "../../src/store/index.ts";
+import { type FakeSecretsManager, startFakeSecretsManager } from "../../tools/fake-secrets-manager.ts";
+import { type FakeSlack, startFakeSlack } from "../../tools/fake-slack/index.ts";
 import { defaultBackend, getTestStore, openTestStore, pgliteTemplate } from "../helpers/db.ts";
 
 const BOT_TOKEN = `xoxb-doctor-${randomBytes(8).toString("hex")}`;

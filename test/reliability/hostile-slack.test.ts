@@ -12,9 +12,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeView, runWorkflowStep, SlackUser } from "../../src/devtools/fake-slack/index.ts";
-import { type SlackRequests, signSlackRequest } from "../../src/devtools/slack-requests.ts";
 import { ACTION, CALLBACK } from "../../src/slack/blocks/ids.ts";
+import { type FakeView, runWorkflowStep, SlackUser } from "../../tools/fake-slack/index.ts";
+import { type SlackRequests, signSlackRequest } from "../../tools/slack-requests.ts";
 import { type InProcessDesk, startInProcessDesk, watchForCrashes } from "./harness/in-process.ts";
 import { scanFile } from "./harness/logs.ts";
 import { record } from "./harness/results.ts";

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FakeSecretsManager } from "../../src/devtools/fake-secrets-manager.ts";
 import { EnvKeyProvider } from "../../src/secrets/env-provider.ts";
 import { type ExpiryWarning, ExpiryWatch } from "../../src/secrets/expiry.ts";
+import type { FakeSecretsManager } from "../../tools/fake-secrets-manager.ts";
 import { capturedLogger, newKey, startFakeSecretsManager, startHarness } from "./helpers.ts";
 
 let fake: FakeSecretsManager;

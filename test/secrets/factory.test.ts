@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FakeSecretsManager } from "../../src/devtools/fake-secrets-manager.ts";
 import { createSecretsManagerClient } from "../../src/secrets/client.ts";
 import { EnvKeyProvider } from "../../src/secrets/env-provider.ts";
 import { SecretMalformedError, SecretsConfigurationError } from "../../src/secrets/errors.ts";
 import { createApiKeyProvider } from "../../src/secrets/factory.ts";
 import { SecretsManagerKeyProvider } from "../../src/secrets/secrets-manager-provider.ts";
+import type { FakeSecretsManager } from "../../tools/fake-secrets-manager.ts";
 import { capturedLogger, newKey, startFakeSecretsManager } from "./helpers.ts";
 
 let fake: FakeSecretsManager;

@@ -4,8 +4,8 @@ import {
   type SecretsManagerClient,
 } from "@aws-sdk/client-secrets-manager";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeSecretsManager, startFakeSecretsManager } from "../../src/devtools/fake-secrets-manager.ts";
 import { createSecretsManagerClient } from "../../src/secrets/client.ts";
+import { type FakeSecretsManager, startFakeSecretsManager } from "../../tools/fake-secrets-manager.ts";
 
 let fake: FakeSecretsManager;
 let client: SecretsManagerClient;

@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import { type Logger, pino } from "pino";
-import { type FakeSecretsManager, startFakeSecretsManager } from "../../src/devtools/fake-secrets-manager.ts";
 import { createSecretsManagerClient } from "../../src/secrets/client.ts";
 import {
   SecretsManagerKeyProvider,
   type SecretsManagerKeyProviderOptions,
 } from "../../src/secrets/secrets-manager-provider.ts";
+import { type FakeSecretsManager, startFakeSecretsManager } from "../../tools/fake-secrets-manager.ts";
 
 export function newKey(environment: "live" | "test" = "live"): string {
   return `ops_${environment}_${randomBytes(16).toString("hex")}`;

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FakeSecretsManager } from "../../src/devtools/fake-secrets-manager.ts";
 import {
   SecretAccessDeniedError,
   SecretMalformedError,
   SecretNotFoundError,
   SecretUnavailableError,
 } from "../../src/secrets/errors.ts";
+import type { FakeSecretsManager } from "../../tools/fake-secrets-manager.ts";
 import { newKey, startFakeSecretsManager, startHarness } from "./helpers.ts";
 
 let fake: FakeSecretsManager;

@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FakeSecretsManager } from "../../src/devtools/fake-secrets-manager.ts";
 import { createSecretsManagerClient } from "../../src/secrets/client.ts";
 import { SecretMalformedError, SecretNotFoundError } from "../../src/secrets/errors.ts";
 import {
@@ -8,6 +7,7 @@ import {
   parseWebhookSecrets,
   readWebhookSecrets,
 } from "../../src/secrets/webhook-secrets.ts";
+import type { FakeSecretsManager } from "../../tools/fake-secrets-manager.ts";
 import { capturedLogger, startFakeSecretsManager } from "./helpers.ts";
 
 const secret = () => `whsec_${randomBytes(32).toString("base64")}`;

@@ -3,11 +3,11 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FakeSecretsManager } from "../../src/devtools/fake-secrets-manager.ts";
 import { EnvKeyProvider } from "../../src/secrets/env-provider.ts";
 import { oncePerKeySet, type UnauthorizedReport, withApiKey } from "../../src/secrets/with-api-key.ts";
 import { SupplierServerError, UnauthorizedError } from "../../src/supplier/errors.ts";
 import { redactApiKey } from "../../src/supplier/keys.ts";
+import type { FakeSecretsManager } from "../../tools/fake-secrets-manager.ts";
 import { newKey, startFakeSecretsManager, startHarness } from "./helpers.ts";
 
 /** A stand-in for the supplier's auth check: 401 unless X-Api-Key is one of `accepted`. */

@@ -2,13 +2,13 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createCustomer } from "../../src/config/catalog.ts";
-import { formatProblems, validateBlocks, validateView } from "../../src/devtools/fake-slack/blocks.ts";
 import { emptyDraft } from "../../src/orders/draft.ts";
 import { buildHomeView } from "../../src/slack/blocks/home.ts";
 import { orderMessage } from "../../src/slack/blocks/order-message.ts";
 import { buildOrderModal, MAX_MODAL_LINES, MAX_VIEW_BLOCKS } from "../../src/slack/blocks/order-modal.ts";
 import { decodeMetadata, encodeMetadata } from "../../src/slack/metadata.ts";
 import type { Order } from "../../src/store/repositories/orders.ts";
+import { formatProblems, validateBlocks, validateView } from "../../tools/fake-slack/blocks.ts";
 import { exampleConfig } from "./support/harness.ts";
 
 const customer = createCustomer(exampleConfig());

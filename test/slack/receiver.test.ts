@@ -1,18 +1,14 @@
 /**
  * The pure parts of our Slack receiver: it must read every body exactly as Bolt's HTTPReceiver does (the
- * requests themselves, over HTTP, run against both receivers in test/devtools/slack-requests.test.ts), and
+ * requests themselves, over HTTP, run against both receivers in test/tools/slack-requests.test.ts), and
  * check signatures as Slack documents them.
  */
 import { randomBytes } from "node:crypto";
 import { App, HTTPModuleFunctions } from "@slack/bolt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createSlackRequests,
-  type SlackRequests,
-  signSlackRequest,
-} from "../../src/devtools/slack-requests.ts";
 import { type HttpServer, startHttpServer } from "../../src/http/server.ts";
 import { checkSlackSignature, parseSlackBody, SlackRequestReceiver } from "../../src/slack/receiver.ts";
+import { createSlackRequests, type SlackRequests, signSlackRequest } from "../../tools/slack-requests.ts";
 import { quietSlackLogger } from "../helpers/quiet-slack-logger.ts";
 
 const FORM = "application/x-www-form-urlencoded";

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_BOT_SCOPES, statusLine } from "../../src/devtools/fake-slack/index.ts";
 import { QUEUES } from "../../src/jobs/queues.ts";
 import { postUpdateJobId } from "../../src/orders/updates/enqueue.ts";
 import { ChannelPacer } from "../../src/orders/updates/pacer.ts";
@@ -11,6 +10,7 @@ import type { Store } from "../../src/store/db.ts";
 import { getEvent } from "../../src/store/repositories/events.ts";
 import { getOrder, insertOrder, markPlaced, setOriginMessage } from "../../src/store/repositories/orders.ts";
 import { attachOrphanEvents, createOrphanSweeper } from "../../src/webhooks/orphans.ts";
+import { DEFAULT_BOT_SCOPES, statusLine } from "../../tools/fake-slack/index.ts";
 import { getTestStore, openTestStore } from "../helpers/db.ts";
 import { validOrder } from "../supplier/support/fixtures.ts";
 import {

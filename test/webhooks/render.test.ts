@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { validateBlocks } from "../../src/devtools/fake-slack/index.ts";
 import { ChannelPacer } from "../../src/orders/updates/pacer.ts";
 import { foldTracking, type TrackingInfo } from "../../src/orders/updates/tracking.ts";
 import { formatEstimatedDelivery, formatInstant } from "../../src/slack/blocks/updates/format.ts";
 import { renderEventReply } from "../../src/slack/blocks/updates/replies.ts";
+import { validateBlocks } from "../../tools/fake-slack/index.ts";
 
 const now = new Date("2026-11-24T10:00:00Z"); // a Tuesday
 

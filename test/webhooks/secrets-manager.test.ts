@@ -4,11 +4,11 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeSecretsManager, startFakeSecretsManager } from "../../src/devtools/fake-secrets-manager.ts";
 import { createSecretsManagerClient } from "../../src/secrets/client.ts";
 import { createWebhookSecretSource, type WebhookSecretSource } from "../../src/secrets/webhook-secrets.ts";
 import type { Store } from "../../src/store/db.ts";
 import { getEvent } from "../../src/store/repositories/events.ts";
+import { type FakeSecretsManager, startFakeSecretsManager } from "../../tools/fake-secrets-manager.ts";
 import { getTestStore } from "../helpers/db.ts";
 import { capturedLogger } from "../secrets/helpers.ts";
 import { deliver, type Harness, placeOrder, startHarness, statusEvent } from "./support.ts";

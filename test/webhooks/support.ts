@@ -5,10 +5,9 @@
 import { randomUUID } from "node:crypto";
 import { createCustomer } from "../../src/config/catalog.ts";
 import { loadCustomerConfig } from "../../src/config/customer.ts";
-import { type FakeSlack, startFakeSlack } from "../../src/devtools/fake-slack/index.ts";
 import { healthRoutes, storeCheck } from "../../src/http/health.ts";
 import { type HttpServer, startHttpServer } from "../../src/http/server.ts";
-import { createJobs, type Jobs } from "../../src/jobs/jobs.ts";
+import { createJobs, type Jobs } from "../../src/jobs/index.ts";
 import type { AdminAlert } from "../../src/orders/ports.ts";
 import { ChannelPacer } from "../../src/orders/updates/pacer.ts";
 import {
@@ -30,6 +29,7 @@ import {
 import { createOrphanSweeper, type OrphanSweeper } from "../../src/webhooks/orphans.ts";
 import { type WebhookReceiverOptions, webhookRoute } from "../../src/webhooks/receiver.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";
+import { type FakeSlack, startFakeSlack } from "../../tools/fake-slack/index.ts";
 import { validOrder } from "../supplier/support/fixtures.ts";
 
 export const SECRET = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;

@@ -5,11 +5,11 @@
  */
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { runWorkflowStep } from "../../src/devtools/fake-slack/index.ts";
 import { QUEUES } from "../../src/jobs/queues.ts";
 import { placeOrderJobId } from "../../src/orders/submit.ts";
 import { generateTestKey } from "../../src/sandbox/keys.ts";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
+import { runWorkflowStep } from "../../tools/fake-slack/index.ts";
 import { onboardingInputs, startWorkflowHarness, type WorkflowHarness } from "./support/harness.ts";
 
 const DEADLINE_MS = 2500;

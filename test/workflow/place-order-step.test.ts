@@ -4,9 +4,9 @@
  * (or failed) in the fake Slack.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runWorkflowStep } from "../../src/devtools/fake-slack/index.ts";
 import { generateTestKey } from "../../src/sandbox/keys.ts";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
+import { runWorkflowStep } from "../../tools/fake-slack/index.ts";
 import {
   NO_BOT,
   ONBOARDING,

@@ -5,11 +5,11 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { runWorkflowStep } from "../../src/devtools/fake-slack/index.ts";
 import { generateTestKey } from "../../src/sandbox/keys.ts";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
 import { insertEventIfNew } from "../../src/store/repositories/events.ts";
 import { getOrder } from "../../src/store/repositories/orders.ts";
+import { runWorkflowStep } from "../../tools/fake-slack/index.ts";
 import {
   NEW_HIRE,
   ONBOARDING,

@@ -2,7 +2,7 @@
  * Failed jobs: placements or Slack posts that used up their attempts. Each one is an order or an update a
  * person is waiting for, so any is worth a warning; what to do is in docs/operations.md.
  */
-import { createJobs } from "../../jobs/jobs.ts";
+import { createJobs } from "../../jobs/index.ts";
 import type { Store } from "../../store/db.ts";
 import { type CheckOutcome, ok, warn } from "../check.ts";
 

@@ -5,9 +5,8 @@
  * directory through the same redacting logger as production.
  */
 import { createWriteStream } from "node:fs";
-import { loadConfig } from "../../../src/config.ts";
 import { createLogger } from "../../../src/log.ts";
-import { type OrderDesk, startOrderDesk } from "../../../src/main.ts";
+import type { OrderDesk } from "../../../src/main.ts";
 import { logPath } from "./results.ts";
 import type { World } from "./world.ts";
 
@@ -31,16 +30,7 @@ export async function startInProcessDesk(
     { level: "info" },
     { write: (line: string) => void (ended || stream.write(line)) },
   );
-  const env = world.env({ ORDER_DESK_DATA_DIR: "memory://", ...extraEnv });
-  const config = loadConfig(env);
-  const desk = await startOrderDesk(config, {
-    logger,
-    defaultMetrics: false,
-    secretsCredentials: {
-      accessKeyId: env.AWS_ACCESS_KEY_ID ?? "reliability",
-      secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? "reliability",
-    },
-  });
+  const desk = await world.startDesk({ logger, env: { ORDER_DESK_DATA_DIR: "memory://", ...extraEnv } });
   return {
     desk,
     logFile,

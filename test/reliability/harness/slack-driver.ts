@@ -6,10 +6,10 @@
  * accepted only when a submission got a 200 that closed the modal.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { FakeSlack } from "../../../src/devtools/fake-slack/index.ts";
-import { SlackUser } from "../../../src/devtools/fake-slack/index.ts";
-import type { TypedValue } from "../../../src/devtools/fake-slack/view-state.ts";
-import { createSlackRequests, type SlackRequests } from "../../../src/devtools/slack-requests.ts";
+import type { FakeSlack } from "../../../tools/fake-slack/index.ts";
+import { SlackUser } from "../../../tools/fake-slack/index.ts";
+import type { TypedValue } from "../../../tools/fake-slack/view-state.ts";
+import { createSlackRequests, type SlackRequests } from "../../../tools/slack-requests.ts";
 import { AGENT } from "./world.ts";
 
 export interface OrderSpec {

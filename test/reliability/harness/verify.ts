@@ -5,8 +5,8 @@
  * that message's thread, in `occurredAt` order.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { FakeMessage, FakeSlack } from "../../../src/devtools/fake-slack/index.ts";
 import type { SandboxHandle } from "../../../src/sandbox/sandbox.ts";
+import type { FakeMessage, FakeSlack } from "../../../tools/fake-slack/index.ts";
 import type { OrderSpec } from "./slack-driver.ts";
 
 export interface OrderFigures {

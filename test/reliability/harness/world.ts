@@ -1,27 +1,22 @@
 /**
- * Everything Order Desk talks to, in the test process, on loopback: the supplier sandbox (webhooks pointed at
- * Order Desk's fixed port), a gateway in front of it that can revoke API keys (a real supplier answers 401 for a
- * rotated-out key; the sandbox's key ring is fixed at start), the fake Slack workspace and a fake Secrets
- * Manager holding the key. Secrets are generated per world, so a log scan knows exactly what must not appear.
+ * Everything Order Desk talks to, in the test process, on loopback: the offline world of tools/world.ts (the
+ * supplier sandbox with webhooks pointed at Order Desk's fixed port, the fake Slack workspace, a fake Secrets
+ * Manager holding the key; secrets generated per world, so a log scan knows exactly what must not appear) with
+ * the reliability suite's people and channels, and a gateway in front of the sandbox that can revoke API keys
+ * (a real supplier answers 401 for a rotated-out key; the sandbox's key ring is fixed at start).
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { createServer as createNetServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
-import {
-  type FakeSecretsManager,
-  startFakeSecretsManager,
-} from "../../../src/devtools/fake-secrets-manager.ts";
-import { type FakeSlack, startFakeSlack } from "../../../src/devtools/fake-slack/index.ts";
 import { failureBody } from "../../../src/sandbox/envelope.ts";
-import { generateTestKey } from "../../../src/sandbox/keys.ts";
-import { type SandboxHandle, type SandboxOptions, startSandbox } from "../../../src/sandbox/sandbox.ts";
-import { generateWebhookSecret } from "../../../src/webhooks/signature.ts";
+import type { SandboxOptions } from "../../../src/sandbox/sandbox.ts";
+import { type World as OfflineWorld, startWorld as startOfflineWorld } from "../../../tools/world.ts";
+
+export { freePort, SECRET_ID } from "../../../tools/world.ts";
 
 export const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 export const CUSTOMER_CONFIG = fileURLToPath(new URL("../fixtures/order-desk.config.yml", import.meta.url));
-export const SECRET_ID = "order-desk/supplier-api-key";
 export const AGENT = "U0AGENT01";
 export const OUTSIDER = "U0OUTSIDE";
 export const BUYER_GROUP = "S0BUYERS";
@@ -29,17 +24,6 @@ export const ADMIN_CHANNEL = "C0ITADMIN";
 export const RESTRICTED_CHANNEL = "C0RESTRICT";
 /** The channels of the "Reliability" profile (fixtures/order-desk.config.yml). */
 export const CHANNELS = Array.from({ length: 40 }, (_, i) => `C0REL${String(i + 1).padStart(3, "0")}`);
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * A webhook retry schedule in real milliseconds (the sandbox divides its schedule by `speed`): quick first
@@ -155,107 +139,45 @@ export interface WorldOptions {
   sandbox?: Partial<SandboxOptions>;
 }
 
-export interface World {
-  readonly port: number;
-  readonly appUrl: string;
-  readonly sandbox: SandboxHandle;
+/** The offline world (tools/world.ts) with the key-revoking gateway between Order Desk and the sandbox. */
+export interface World extends OfflineWorld {
   readonly gateway: SupplierGateway;
-  readonly fake: FakeSlack;
-  readonly secretsManager: FakeSecretsManager;
-  /** keys[0] is in Secrets Manager at start; the others are accepted by the sandbox for rotations. */
-  readonly keys: string[];
-  readonly botToken: string;
-  readonly signingSecret: string;
-  readonly webhookSecrets: string[];
-  /** The environment of `order-desk start` against this world (add the store variables). */
-  env(extra?: Record<string, string>): Record<string, string>;
-  /** Every secret of this world, for the log scan (workflow tokens included). */
-  secrets(): string[];
-  close(): Promise<void>;
 }
 
 export async function startWorld(options: WorldOptions): Promise<World> {
-  const port = await freePort();
-  const appUrl = `http://127.0.0.1:${port}`;
-  const keys = Array.from({ length: 1 + (options.extraKeys ?? 0) }, () => generateTestKey());
-  const webhookSecrets = [generateWebhookSecret()];
-  const botToken = `xoxb-${randomBytes(12).toString("hex")}`;
-  const signingSecret = randomBytes(16).toString("hex");
-  const sandbox = await startSandbox({
-    apiKeys: keys,
-    webhookUrl: `${appUrl}/webhooks/supplier`,
-    webhookSecret: webhookSecrets,
+  let gateway: SupplierGateway | undefined;
+  const world = await startOfflineWorld({
     speed: options.speed,
     seed: options.seed,
-    retryScheduleMs: retrySchedule(options.speed),
-    deliveryTimeoutMs: 5_000,
-    ...options.sandbox,
-  });
-  const gateway = await startGateway(sandbox.url);
-  const secretsManager = await startFakeSecretsManager({ port: 0 });
-  secretsManager.putSecretValue(SECRET_ID, keys[0] as string);
-  const fake = await startFakeSlack({
-    botToken,
-    users: [
-      { id: AGENT, name: "alice", realName: "Alice Agent" },
-      { id: OUTSIDER, name: "oscar", realName: "Oscar Outsider" },
-    ],
-    channels: [
-      ...CHANNELS.map((id) => ({ id, name: id.toLowerCase() })),
-      { id: ADMIN_CHANNEL, name: "it-admin" },
-      { id: RESTRICTED_CHANNEL, name: "restricted" },
-    ],
-    usergroups: [{ id: BUYER_GROUP, handle: "buyers", users: [] }],
-    // Order Desk's own pacing keeps it under Slack's limit; the fake enforces it to prove that.
-    channelPace: { perSecond: 1, burst: 4 },
-  });
-  let closed = false;
-  return {
-    port,
-    appUrl,
-    sandbox,
-    gateway,
-    fake,
-    secretsManager,
-    keys,
-    botToken,
-    signingSecret,
-    webhookSecrets,
-    env: (extra = {}) => ({
+    ...(options.extraKeys !== undefined && { extraKeys: options.extraKeys }),
+    sandbox: { retryScheduleMs: retrySchedule(options.speed), deliveryTimeoutMs: 5_000, ...options.sandbox },
+    inFrontOfSandbox: async (url) => {
+      gateway = await startGateway(url);
+      return gateway;
+    },
+    customerConfig: CUSTOMER_CONFIG,
+    slack: {
+      users: [
+        { id: AGENT, name: "alice", realName: "Alice Agent" },
+        { id: OUTSIDER, name: "oscar", realName: "Oscar Outsider" },
+      ],
+      channels: [
+        ...CHANNELS.map((id) => ({ id, name: id.toLowerCase() })),
+        { id: ADMIN_CHANNEL, name: "it-admin" },
+        { id: RESTRICTED_CHANNEL, name: "restricted" },
+      ],
+      usergroups: [{ id: BUYER_GROUP, handle: "buyers", users: [] }],
+      // Order Desk's own pacing keeps it under Slack's limit; the fake enforces it to prove that.
+      channelPace: { perSecond: 1, burst: 4 },
+    },
+    env: {
       ORDER_DESK_ENV: "test",
-      ORDER_DESK_CONFIG: CUSTOMER_CONFIG,
-      HTTP_HOST: "127.0.0.1",
-      HTTP_PORT: String(port),
       LOG_LEVEL: "info",
-      SLACK_MODE: "http",
-      SLACK_BOT_TOKEN: botToken,
-      SLACK_SIGNING_SECRET: signingSecret,
-      SLACK_API_URL: fake.apiUrl,
       SLACK_TIMEOUT_MS: "2000",
-      SUPPLIER_BASE_URL: gateway.url,
-      SUPPLIER_ENVIRONMENT: "test",
       SUPPLIER_TIMEOUT_MS: "3000",
-      SUPPLIER_API_KEY_SECRET_ID: SECRET_ID,
-      AWS_REGION: secretsManager.region,
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.endpoint,
-      AWS_ACCESS_KEY_ID: "reliability",
-      AWS_SECRET_ACCESS_KEY: "reliability-not-a-secret",
-      WEBHOOK_SECRETS: webhookSecrets.join(","),
       WEBHOOK_SETTLE_MS: "150",
       SHUTDOWN_GRACE_MS: "2000",
-      ...extra,
-    }),
-    secrets: () => [
-      ...keys,
-      botToken,
-      signingSecret,
-      ...webhookSecrets,
-      ...[...fake.workspace.executions.values()].map((e) => e.token),
-    ],
-    async close() {
-      if (closed) return;
-      closed = true;
-      await Promise.allSettled([sandbox.close(), gateway.close(), secretsManager.close(), fake.close()]);
     },
-  };
+  });
+  return { ...world, gateway: gateway as SupplierGateway };
 }

@@ -4,9 +4,9 @@
  * running the real `place-order` handler. Tests drive it as a person would (SlackUser) and read what Slack shows.
  */
 
-import { EXAMPLE_DELIVERY } from "../../../src/devtools/example-form.ts";
-import { SlackUser } from "../../../src/devtools/fake-slack/index.ts";
 import { getOrder, type Order } from "../../../src/store/repositories/orders.ts";
+import { EXAMPLE_DELIVERY } from "../../../tools/example-form.ts";
+import { SlackUser } from "../../../tools/fake-slack/index.ts";
 import {
   NO_BOT,
   type SlackWorld,

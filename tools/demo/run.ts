@@ -9,28 +9,22 @@
  */
 import { createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { loadConfig } from "../config.ts";
-import { startFakeSecretsManager } from "../devtools/fake-secrets-manager.ts";
-import { type FakeSlack, runWorkflowStep, SlackUser, startFakeSlack } from "../devtools/fake-slack/index.ts";
-import { createSlackRequests } from "../devtools/slack-requests.ts";
-import { createLogger } from "../log.ts";
-import { type OrderDesk, startOrderDesk } from "../main.ts";
-import { generateTestKey } from "../sandbox/keys.ts";
-import { startSandbox } from "../sandbox/sandbox.ts";
-import { CALLBACK } from "../slack/blocks/ids.ts";
-import { STATUS_LINE_BLOCK_ID } from "../slack/blocks/updates/status-line.ts";
+import { createLogger } from "../../src/log.ts";
+import type { OrderDesk } from "../../src/main.ts";
+import { CALLBACK } from "../../src/slack/blocks/ids.ts";
+import { STATUS_LINE_BLOCK_ID } from "../../src/slack/blocks/updates/status-line.ts";
+import { runWorkflowStep } from "../fake-slack/index.ts";
+import { startWorld, type World } from "../world.ts";
 
 export interface DemoIo {
   stdout: { write(chunk: string): unknown };
   stderr: { write(chunk: string): unknown };
 }
 
-const USAGE = `Usage: order-desk demo [--speed N] [--timeout-ms N] [--keep]
+const USAGE = `Usage: npm run demo -- [--speed N] [--timeout-ms N] [--keep]
 
 Runs the whole flow offline and prints each Slack thread.
   --speed        how much faster than real time the supplier fulfils orders (default 300)
@@ -44,10 +38,6 @@ const NEW_HIRE = "U0NEWHIRE";
 const HELPDESK = "C0HELPDESK";
 const ONBOARDING = "C0ONBOARD";
 const ADMIN = "C0ITADMIN";
-const BOT_TOKEN = "xoxb-demo";
-const SIGNING_SECRET = "demo-signing-secret-not-for-production";
-const SECRET_ID = "order-desk/supplier-api-key";
-const CONFIG_FILE = fileURLToPath(new URL("../../examples/order-desk.config.yml", import.meta.url));
 
 class StepFailed extends Error {
   constructor(
@@ -56,18 +46,6 @@ class StepFailed extends Error {
   ) {
     super(`${step}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
@@ -100,7 +78,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
     if (!(args.speed > 0) || !(args.timeoutMs > 0))
       throw new Error("--speed and --timeout-ms take numbers > 0");
   } catch (error) {
-    io.stderr.write(`order-desk demo: ${(error as Error).message}\n\n${USAGE}`);
+    io.stderr.write(`demo: ${(error as Error).message}\n\n${USAGE}`);
     return 2;
   }
 
@@ -125,75 +103,39 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
 
   try {
     say("Order Desk demo: everything runs on this machine, nothing leaves it.\n");
-    const port = await freePort();
-    const webhookUrl = `http://127.0.0.1:${port}/webhooks/supplier`;
-    const apiKey = generateTestKey();
-
-    const sandbox = await step(`start the supplier sandbox (speed ×${args.speed})`, () =>
-      startSandbox({ apiKeys: [apiKey], webhookUrl, speed: args.speed, seed: "demo", logger }),
+    const world: World = await step(
+      `start the supplier sandbox (speed ×${args.speed}), a local Secrets Manager holding the supplier ` +
+        "API key, and the fake Slack workspace",
+      () =>
+        startWorld({
+          speed: args.speed,
+          seed: "demo",
+          sandbox: { logger },
+          keyExpiresInDays: 200,
+          env: { ORDER_DESK_ENV: "development", WEBHOOK_SETTLE_MS: "300" },
+          slack: {
+            users: [
+              { id: AGENT, name: "alice", realName: "Alice Agent" },
+              { id: MANAGER, name: "mark", realName: "Mark Manager" },
+              { id: NEW_HIRE, name: "nina", realName: "Nina Newhire" },
+            ],
+            channels: [
+              { id: HELPDESK, name: "helpdesk" },
+              { id: ONBOARDING, name: "onboarding" },
+              { id: ADMIN, name: "it-admin" },
+            ],
+            usergroups: [{ id: "S0HELPDESK", handle: "helpdesk", users: [MANAGER] }],
+          },
+        }),
     );
-    closers.push(() => sandbox.close());
+    closers.push(() => world.close());
+    const { fake, sandbox } = world;
 
-    const secrets = await step("start a local Secrets Manager holding the supplier API key", async () => {
-      const sm = await startFakeSecretsManager({ port: 0 });
-      const expiresAt = new Date(Date.now() + 200 * 86_400_000).toISOString();
-      sm.putSecretValue(SECRET_ID, JSON.stringify({ apiKey, expiresAt }));
-      return sm;
-    });
-    closers.push(() => secrets.close());
-
-    const fake: FakeSlack = await step("start the fake Slack workspace", () =>
-      startFakeSlack({
-        botToken: BOT_TOKEN,
-        users: [
-          { id: AGENT, name: "alice", realName: "Alice Agent" },
-          { id: MANAGER, name: "mark", realName: "Mark Manager" },
-          { id: NEW_HIRE, name: "nina", realName: "Nina Newhire" },
-        ],
-        channels: [
-          { id: HELPDESK, name: "helpdesk" },
-          { id: ONBOARDING, name: "onboarding" },
-          { id: ADMIN, name: "it-admin" },
-        ],
-        usergroups: [{ id: "S0HELPDESK", handle: "helpdesk", users: [MANAGER] }],
-      }),
+    const desk: OrderDesk = await step("start Order Desk (embedded store, Slack over HTTP)", () =>
+      world.startDesk({ logger, env: { ORDER_DESK_DATA_DIR: join(dir, "data") } }),
     );
-    closers.push(() => fake.close());
 
-    const desk: OrderDesk = await step("start Order Desk (embedded store, Slack over HTTP)", async () => {
-      const config = loadConfig({
-        ORDER_DESK_ENV: "development",
-        ORDER_DESK_CONFIG: CONFIG_FILE,
-        ORDER_DESK_DATA_DIR: join(dir, "data"),
-        HTTP_HOST: "127.0.0.1",
-        HTTP_PORT: String(port),
-        SLACK_MODE: "http",
-        SLACK_BOT_TOKEN: BOT_TOKEN,
-        SLACK_SIGNING_SECRET: SIGNING_SECRET,
-        SLACK_API_URL: fake.apiUrl,
-        SUPPLIER_BASE_URL: sandbox.url,
-        SUPPLIER_ENVIRONMENT: "test",
-        SUPPLIER_API_KEY_SECRET_ID: SECRET_ID,
-        AWS_REGION: secrets.region,
-        AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
-        WEBHOOK_SECRETS: sandbox.webhookSecrets.join(","),
-        WEBHOOK_SETTLE_MS: "300",
-      });
-      return startOrderDesk(config, {
-        logger,
-        defaultMetrics: false,
-        secretsCredentials: { accessKeyId: "demo", secretAccessKey: "demo" },
-      });
-    });
-    closers.push(() => desk.stop());
-
-    const requests = createSlackRequests({
-      url: `${desk.url}/slack/events`,
-      signingSecret: SIGNING_SECRET,
-      teamId: fake.teamId,
-      appId: fake.appId,
-    });
-    const alice = new SlackUser({ fake, requests, userId: AGENT, timeoutMs: 10_000 });
+    const alice = world.user(AGENT);
     const form = {
       first_name: "Priya",
       last_name: "Patel",
@@ -266,7 +208,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
     const execution = await step(
       "onboarding workflow: 'Place IT order' for nina, Remote starter kit to her home",
       async () => {
-        const run = await runWorkflowStep(fake, requests, {
+        const run = await runWorkflowStep(fake, world.requests, {
           callbackId: "place_order",
           inputs: {
             ticket_id: "ONB-7",

@@ -1,19 +1,10 @@
 import type { AddressInfo } from "node:net";
 import { App, ExpressReceiver, HTTPReceiver, verifySlackRequest } from "@slack/bolt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type FakeSlack,
-  runWorkflowStep,
-  SlackUser,
-  startFakeSlack,
-} from "../../src/devtools/fake-slack/index.ts";
-import {
-  createSlackRequests,
-  type SlackRequests,
-  signSlackRequest,
-} from "../../src/devtools/slack-requests.ts";
 import { startHttpServer } from "../../src/http/server.ts";
 import { SlackRequestReceiver } from "../../src/slack/receiver.ts";
+import { type FakeSlack, runWorkflowStep, SlackUser, startFakeSlack } from "../../tools/fake-slack/index.ts";
+import { createSlackRequests, type SlackRequests, signSlackRequest } from "../../tools/slack-requests.ts";
 import { quietSlackLogger } from "../helpers/quiet-slack-logger.ts";
 
 const BOT_TOKEN = "xoxb-test-bolt";

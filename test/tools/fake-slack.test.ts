@@ -1,7 +1,7 @@
 // @slack/web-api and @slack/types come through Bolt, which re-exports them.
 import { type types, webApi } from "@slack/bolt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_BOT_SCOPES, type FakeSlack, startFakeSlack } from "../../src/devtools/fake-slack/index.ts";
+import { DEFAULT_BOT_SCOPES, type FakeSlack, startFakeSlack } from "../../tools/fake-slack/index.ts";
 import { quietSlackLogger } from "../helpers/quiet-slack-logger.ts";
 
 const { WebClient, ErrorCode } = webApi;

@@ -22,9 +22,9 @@
 import { randomInt } from "node:crypto";
 import pg from "pg";
 import type { Logger } from "pino";
-import type { Store } from "../store/db.ts";
+import type { Store } from "../../store/db.ts";
+import type { FetchedJob } from "../worker.ts";
 import { requeueInterrupted } from "./interrupted.ts";
-import type { FetchedJob } from "./worker.ts";
 
 /** The advisory lock namespace (first key of the two-int form): "OD" + "JB" in ASCII. */
 const LOCK_NAMESPACE = 0x4f444a42;

@@ -1,9 +1,9 @@
 /**
  * The fake Slack Web API as a stand-alone dev tool:
  *
- *   npx tsx src/devtools/fake-slack/main.ts --token xoxb-dev --channel C0ORDERS:it-orders [--port 3100]
+ *   npx tsx tools/fake-slack/main.ts --token xoxb-dev --channel C0ORDERS:it-orders [--port 3100]
  *
- * Point Order Desk at it with SLACK_API_URL, drive it with signed requests (src/devtools/slack-requests.ts),
+ * Point Order Desk at it with SLACK_API_URL, drive it with signed requests (tools/slack-requests.ts),
  * and stop it with Ctrl-C to print every channel as a transcript.
  */
 import { parseArgs } from "node:util";

@@ -3,7 +3,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { DEFAULT_BOT_SCOPES, DEFAULT_FUNCTION_OUTPUTS } from "../../src/devtools/fake-slack/index.ts";
+import { DEFAULT_BOT_SCOPES, DEFAULT_FUNCTION_OUTPUTS } from "../../tools/fake-slack/index.ts";
 
 interface Param {
   type: string;
@@ -176,10 +176,11 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The app's code: src/ without the fake Slack (which implements every method, as Slack would). */
-const appSources = sourceFiles(join(root, "src"))
-  .filter((file) => !relative(root, file).startsWith(join("src", "devtools")))
-  .map((file) => ({ file: relative(root, file), text: readFileSync(file, "utf8") }));
+/** The app's code: src/ (the fake Slack, which implements every method as Slack would, lives in tools/). */
+const appSources = sourceFiles(join(root, "src")).map((file) => ({
+  file: relative(root, file),
+  text: readFileSync(file, "utf8"),
+}));
 
 /** `client.chat.postMessage(`, `client.usergroups.users.list(`, `client.apiCall("users.info"`. */
 const CALL =

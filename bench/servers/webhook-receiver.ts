@@ -3,7 +3,7 @@
  * Webhooks verification, parsing, id check), the real store and the same-transaction `post-update` enqueue —
  * started on its own for load tests (`npm run bench` spawns it; see docs/webhooks.md, Benchmark).
  *
- *   node --import tsx src/webhooks/bench-server.ts '{"secret":"whsec_…","dataDir":"/tmp/x"}'
+ *   node --import tsx bench/servers/webhook-receiver.ts '{"secret":"whsec_…","dataDir":"/tmp/x"}'
  *
  * Configuration: one JSON argument (the bench harness protocol). Prints one line
  * `BENCH_READY {"url":…,"path":"/webhooks/supplier","correlationIds":[…]}` once it listens; the correlation ids
@@ -12,12 +12,12 @@
  */
 import { randomUUID } from "node:crypto";
 import { pino } from "pino";
-import { startHttpServer } from "../http/server.ts";
-import { createJobs } from "../jobs/jobs.ts";
-import { openStore } from "../store/db.ts";
-import { insertOrder, markPlaced } from "../store/repositories/orders.ts";
-import type { CreateOrderRequest } from "../supplier/schema.ts";
-import { WEBHOOK_PATH, webhookRoute } from "./receiver.ts";
+import { startHttpServer } from "../../src/http/server.ts";
+import { createJobs } from "../../src/jobs/index.ts";
+import { openStore } from "../../src/store/db.ts";
+import { insertOrder, markPlaced } from "../../src/store/repositories/orders.ts";
+import type { CreateOrderRequest } from "../../src/supplier/schema.ts";
+import { WEBHOOK_PATH, webhookRoute } from "../../src/webhooks/receiver.ts";
 
 export interface WebhookBenchConfig {
   secret: string;
@@ -34,7 +34,7 @@ export interface WebhookBenchConfig {
 }
 
 const raw = process.argv[2];
-if (raw === undefined) throw new Error("usage: bench-server.ts '<json config>' (see the file's header)");
+if (raw === undefined) throw new Error("usage: webhook-receiver.ts '<json config>' (see the file's header)");
 const config = JSON.parse(raw) as WebhookBenchConfig;
 const logger = pino({ level: "warn" });
 

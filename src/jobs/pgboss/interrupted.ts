@@ -3,7 +3,7 @@
  * counts as an attempt, so a job that kills its process every time still ends (failed, with its reason).
  */
 import type { Logger } from "pino";
-import type { Store } from "../store/db.ts";
+import type { Store } from "../../store/db.ts";
 
 export async function requeueInterrupted(
   store: Store,

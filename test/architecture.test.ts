@@ -1,0 +1,204 @@
+/**
+ * The rules of ARCHITECTURE.md ("the parts and who may depend on whom"), checked on every run instead of
+ * remembered. Each source file's imports are read as text (TypeScript's own import scanner: static imports,
+ * re-exports and `import("…")`), resolved, and held against the rules below.
+ *
+ * A few files break a rule today. They are listed by name in KNOWN_* below, each with the rule it breaks and
+ * what ends it, so that the test passes now and any NEW violation fails. Listed under the issue
+ * "One clear house: `orders/` is the domain, Slack is an adapter, test tools leave the product"; its second
+ * phase (the domain reshape) removes them. An entry that no longer matches anything fails too: delete it.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { builtinModules } from "node:module";
+import { join, posix, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const MAX_LINES = 400;
+
+interface Source {
+  /** Relative to the repository, with `/`. */
+  path: string;
+  text: string;
+  /** Every module specifier the file imports or re-exports, as written. */
+  specifiers: string[];
+}
+
+function toPosix(path: string): string {
+  return path.split(sep).join("/");
+}
+
+function sourcesIn(dir: string): Source[] {
+  const found: Source[] = [];
+  const walk = (at: string) => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      const full = join(at, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== "node_modules" && !entry.name.startsWith(".")) walk(full);
+      } else if (/\.(ts|js|mjs)$/.test(entry.name) && !entry.name.endsWith(".d.ts")) {
+        const text = readFileSync(full, "utf8");
+        const specifiers = ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
+        found.push({ path: toPosix(relative(ROOT, full)), text, specifiers });
+      }
+    }
+  };
+  walk(join(ROOT, dir));
+  return found;
+}
+
+const BUILTINS = new Set(builtinModules);
+
+/** The package a bare specifier names (`@scope/name` or `name`); null for relative paths and Node's own. */
+function packageOf(specifier: string): string | null {
+  if (specifier.startsWith(".") || specifier.startsWith("/") || specifier.startsWith("node:")) return null;
+  const parts = specifier.split("/");
+  const name = specifier.startsWith("@") ? parts.slice(0, 2).join("/") : (parts[0] as string);
+  return BUILTINS.has(name) ? null : name;
+}
+
+/** A relative specifier resolved to a repository path (`src/jobs/index.ts`); null for packages. */
+function resolved(from: Source, specifier: string): string | null {
+  if (!specifier.startsWith(".")) return null;
+  return posix.normalize(posix.join(posix.dirname(from.path), specifier));
+}
+
+/** `file → what it imports that breaks the rule` over `sources`, for the specifiers `breaks` picks. */
+function violations(sources: Source[], breaks: (source: Source, specifier: string) => string | null) {
+  const found: Record<string, string[]> = {};
+  for (const source of sources) {
+    const hits = [...new Set(source.specifiers.map((s) => breaks(source, s)).filter((s) => s !== null))];
+    if (hits.length > 0) found[source.path] = hits.sort();
+  }
+  return found;
+}
+
+/** Found violations minus the known ones; plus known entries that no longer happen (to be deleted). */
+function beyondKnown(found: Record<string, string[]>, known: Record<string, readonly string[]>) {
+  const fresh: Record<string, string[]> = {};
+  for (const [path, hits] of Object.entries(found)) {
+    const extra = hits.filter((h) => !known[path]?.includes(h));
+    if (extra.length > 0) fresh[path] = extra;
+  }
+  const stale: string[] = [];
+  for (const [path, hits] of Object.entries(known)) {
+    for (const hit of hits) if (!found[path]?.includes(hit)) stale.push(`${path} → ${hit}`);
+  }
+  return { fresh, stale };
+}
+
+const src = sourcesIn("src");
+const inFolder = (folder: string) => src.filter((s) => s.path.startsWith(`src/${folder}/`));
+
+/**
+ * Known: the domain still builds Slack Web API clients itself (phase B moves them behind the ports in
+ * orders/ports.ts and orders/workflow/ports.ts, with the client in slack/).
+ */
+const KNOWN_DOMAIN_TRANSPORT: Record<string, readonly string[]> = {
+  "src/orders/updates/slack-chat.ts": ["@slack/bolt"],
+  "src/orders/workflow/slack-functions.ts": ["@slack/bolt"],
+};
+
+/**
+ * Known: the sandbox reuses two of the app's modules. Standard Webhooks signing is part of the supplier
+ * contract and belongs beside it (supplier/); the sandbox's SQL persistence opens the app's store adapter
+ * and should take a `Store` handed to it instead.
+ */
+const KNOWN_SANDBOX_IMPORTS: Record<string, readonly string[]> = {
+  "src/sandbox/deliverer.ts": ["src/webhooks/signature.ts"],
+  "src/sandbox/sandbox.ts": ["src/store/db.ts", "src/webhooks/signature.ts"],
+  "src/sandbox/sql-store.ts": ["src/store/db.ts"],
+};
+
+/** Known: files over the limit, capped at their size when the rule came in so that they cannot grow. */
+const KNOWN_LONG_FILES: Record<string, number> = {
+  "src/orders/updates/post-update.ts": 504,
+  "src/slack/blocks/order-modal.ts": 450,
+  "src/store/repositories/orders.ts": 445,
+  "src/supplier/client.ts": 460,
+};
+
+describe("the architecture's import rules", () => {
+  it("orders/ (the domain) imports no Slack SDK, queue library, database driver or HTTP stack", () => {
+    const FORBIDDEN = [/^@slack\//, /^pg-boss$/, /^pg$/, /^pg-protocol$/, /^@electric-sql\//, /^undici$/];
+    const HTTP = new Set(["node:http", "node:https", "http", "https", "node:http2", "http2"]);
+    const found = violations(inFolder("orders"), (_, specifier) => {
+      const name = packageOf(specifier);
+      if (HTTP.has(specifier)) return specifier;
+      return name !== null && FORBIDDEN.some((re) => re.test(name)) ? name : null;
+    });
+    const { fresh, stale } = beyondKnown(found, KNOWN_DOMAIN_TRANSPORT);
+    expect(fresh, "talk to Slack, the queue or the database through a port (orders/ports.ts)").toEqual({});
+    expect(stale, "no longer imported: remove from KNOWN_DOMAIN_TRANSPORT").toEqual([]);
+  });
+
+  it("only the queue's adapter (jobs/pgboss/) imports pg-boss; the rest of the app sees jobs/jobs.ts", () => {
+    const found = violations(src, (source, specifier) =>
+      packageOf(specifier) === "pg-boss" && !source.path.startsWith("src/jobs/pgboss/") ? specifier : null,
+    );
+    expect(found, "use the Jobs interface (src/jobs/jobs.ts) instead").toEqual({});
+    expect(inFolder("jobs/pgboss").some((s) => s.specifiers.includes("pg-boss"))).toBe(true);
+  });
+
+  it("sandbox/ (a stand-alone supplier) imports nothing of the app but the supplier contract", () => {
+    const found = violations(inFolder("sandbox"), (source, specifier) => {
+      const target = resolved(source, specifier);
+      if (target === null) return null;
+      return target.startsWith("src/sandbox/") || target.startsWith("src/supplier/") ? null : target;
+    });
+    const { fresh, stale } = beyondKnown(found, KNOWN_SANDBOX_IMPORTS);
+    expect(fresh, "the sandbox may use src/supplier/ (the contract), nothing else of src/").toEqual({});
+    expect(stale, "no longer imported: remove from KNOWN_SANDBOX_IMPORTS").toEqual([]);
+  });
+
+  it("nothing in src/ (what ships) imports tools/ or bench/, not even through a path in a variable", () => {
+    const found = violations(src, (source, specifier) => {
+      const target = resolved(source, specifier);
+      return target !== null && !target.startsWith("src/") ? target : null;
+    });
+    expect(found, "src/ imports only src/ and packages").toEqual({});
+    // A path kept in a string (a dynamic import through a variable) is caught here.
+    const paths = src.filter((s) => /["'`](?:\.\.\/)+(?:tools|bench)\//.test(s.text)).map((s) => s.path);
+    expect(paths, "a path out of src/ into tools/ or bench/").toEqual([]);
+  });
+
+  it("every package src/ imports is a production dependency; tools/, test/, bench/ and bin/ declare theirs", () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    const production = new Set(Object.keys(manifest.dependencies));
+    const declared = new Set([...production, ...Object.keys(manifest.devDependencies)]);
+    const undeclared = (sources: Source[], allowed: Set<string>) =>
+      violations(sources, (_, specifier) => {
+        const name = packageOf(specifier);
+        return name !== null && !allowed.has(name) ? name : null;
+      });
+    expect(undeclared(src, production), "add it to package.json `dependencies`").toEqual({});
+    const development = ["tools", "test", "bench", "bin"].flatMap(sourcesIn);
+    expect(undeclared(development, declared), "add it to package.json `devDependencies`").toEqual({});
+  });
+
+  it(`no source file in src/ is over ${MAX_LINES} lines (the known long ones do not grow)`, () => {
+    const lines = (s: Source) => s.text.split("\n").length - (s.text.endsWith("\n") ? 1 : 0);
+    const tooLong: Record<string, number> = {};
+    for (const source of src) {
+      const n = lines(source);
+      if (n > (KNOWN_LONG_FILES[source.path] ?? MAX_LINES)) tooLong[source.path] = n;
+    }
+    expect(tooLong, `split files over ${MAX_LINES} lines into parts with one job each`).toEqual({});
+    const stale = Object.keys(KNOWN_LONG_FILES).filter((path) => {
+      const source = src.find((s) => s.path === path);
+      return !source || lines(source) <= MAX_LINES;
+    });
+    expect(stale, `within ${MAX_LINES} lines now: remove from KNOWN_LONG_FILES`).toEqual([]);
+  });
+
+  it("reads the tree it checks (the scan finds the folders the rules are about)", () => {
+    for (const folder of ["orders", "sandbox", "slack", "jobs", "store", "supplier"]) {
+      expect(inFolder(folder).length, folder).toBeGreaterThan(0);
+    }
+    expect(src.some((s) => s.specifiers.includes("@slack/bolt"))).toBe(true);
+  });
+});

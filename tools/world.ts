@@ -1,0 +1,229 @@
+/**
+ * The offline world Order Desk runs in, started once for the demo, the tests and the reliability suite: the
+ * supplier sandbox (its webhooks pointed at Order Desk's port, chosen up front), a fake Secrets Manager holding
+ * the supplier API key, and a fake Slack workspace, all on loopback. Order Desk itself joins either as a child
+ * process (`order-desk start` with `env()`) or in this process (`startDesk()`), always in Slack's HTTP mode so
+ * that `requests` and `user()` can deliver signed Slack requests to it. Tokens and secrets are generated per
+ * world unless given, so a log scan knows exactly what must not appear.
+ */
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import type { Logger } from "pino";
+import type { OrderDesk } from "../src/main.ts";
+import { generateTestKey } from "../src/sandbox/keys.ts";
+import { type SandboxHandle, type SandboxOptions, startSandbox } from "../src/sandbox/sandbox.ts";
+import { type FakeSecretsManager, startFakeSecretsManager } from "./fake-secrets-manager.ts";
+import { type FakeSlack, type FakeSlackOptions, SlackUser, startFakeSlack } from "./fake-slack/index.ts";
+import { createSlackRequests, type SlackRequests } from "./slack-requests.ts";
+
+export const EXAMPLE_CUSTOMER_CONFIG = fileURLToPath(
+  new URL("../examples/order-desk.config.yml", import.meta.url),
+);
+/** Where the world's Secrets Manager holds the supplier API key (`SUPPLIER_API_KEY_SECRET_ID`). */
+export const SECRET_ID = "order-desk/supplier-api-key";
+/** Order Desk's Slack events path in HTTP mode (src/slack/app.ts; not imported, to keep Bolt out of here). */
+const SLACK_EVENTS_PATH = "/slack/events";
+
+/** A port free right now: Order Desk's is chosen before the sandbox starts, which delivers webhooks to it. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface WorldOptions {
+  /** Sandbox time compression (a one-parcel order's fulfilment takes ~38 min / speed). Default 1. */
+  speed?: number;
+  /** Makes the sandbox's plans and faults repeatable. */
+  seed?: string;
+  /** More sandbox options (retry schedule, delivery timeout, faults, logger). */
+  sandbox?: Partial<SandboxOptions>;
+  /**
+   * Something in front of the sandbox that Order Desk calls instead (a gateway that revokes keys, a proxy that
+   * injects faults); closed with the world.
+   */
+  inFrontOfSandbox?: (sandboxUrl: string) => Promise<{ url: string; close(): Promise<void> }>;
+  /** API keys the sandbox accepts besides the one in Secrets Manager (for a rotation during a run). */
+  extraKeys?: number;
+  /** Store the key as `{"apiKey","expiresAt"}` expiring this many days from now; default: the plain key. */
+  keyExpiresInDays?: number;
+  /** The Slack workspace: people, channels, user groups, pacing. */
+  slack?: Omit<FakeSlackOptions, "botToken">;
+  botToken?: string;
+  signingSecret?: string;
+  /** The customer file (default: examples/order-desk.config.yml). */
+  customerConfig?: string;
+  /** Variables for every Order Desk started in this world; they win over the world's own. */
+  env?: Record<string, string>;
+}
+
+export interface StartDeskOptions {
+  /** Order Desk's logger (default: one built from `LOG_LEVEL`, on stdout). */
+  logger?: Logger;
+  /** More variables for this start (e.g. the store); they win over the world's. */
+  env?: Record<string, string>;
+}
+
+export interface World {
+  readonly port: number;
+  /** Order Desk's URL in this world: `http://127.0.0.1:<port>`. */
+  readonly appUrl: string;
+  readonly sandbox: SandboxHandle;
+  /** The supplier URL Order Desk is given: the sandbox's, or what is in front of it. */
+  readonly supplierUrl: string;
+  readonly fake: FakeSlack;
+  readonly secretsManager: FakeSecretsManager;
+  /** keys[0] is in Secrets Manager; the sandbox accepts all of them. */
+  readonly keys: string[];
+  readonly botToken: string;
+  readonly signingSecret: string;
+  readonly webhookSecrets: string[];
+  /** Signed Slack requests to Order Desk's `/slack/events`. */
+  readonly requests: SlackRequests;
+  /**
+   * The environment of `order-desk start` in this world (Slack in HTTP mode, the key from Secrets Manager).
+   * The store is the embedded one in memory unless `extra` (or the world's `env`) names one.
+   */
+  env(extra?: Record<string, string>): Record<string, string>;
+  /** Order Desk in this process (the composition root `order-desk start` uses); stopped by `close()`. */
+  startDesk(options?: StartDeskOptions): Promise<OrderDesk>;
+  /** A person in the workspace who runs commands, shortcuts and modals against Order Desk. */
+  user(userId: string, timeoutMs?: number): SlackUser;
+  /** Every secret of this world, for a log scan (workflow tokens handed out so far included). */
+  secrets(): string[];
+  close(): Promise<void>;
+}
+
+/** Credentials the fake Secrets Manager takes (it checks none; the SDK wants some). */
+const AWS_CREDENTIALS = { accessKeyId: "offline-world", secretAccessKey: "offline-world-not-a-secret" };
+
+export async function startWorld(options: WorldOptions = {}): Promise<World> {
+  const port = await freePort();
+  const appUrl = `http://127.0.0.1:${port}`;
+  const keys = Array.from({ length: 1 + (options.extraKeys ?? 0) }, () => generateTestKey());
+  const botToken = options.botToken ?? `xoxb-${randomBytes(12).toString("hex")}`;
+  const signingSecret = options.signingSecret ?? randomBytes(16).toString("hex");
+  const closers: Array<() => Promise<unknown>> = [];
+  const desks: OrderDesk[] = [];
+  let closed = false;
+
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    for (const desk of desks.reverse()) await desk.stop().catch(() => {});
+    await Promise.allSettled(closers.map((c) => c()));
+  }
+
+  try {
+    const sandbox = await startSandbox({
+      apiKeys: keys,
+      webhookUrl: `${appUrl}/webhooks/supplier`,
+      speed: options.speed ?? 1,
+      ...(options.seed !== undefined && { seed: options.seed }),
+      ...options.sandbox,
+    });
+    closers.push(() => sandbox.close());
+    const webhookSecrets = [...sandbox.webhookSecrets];
+    let supplierUrl = sandbox.url;
+    if (options.inFrontOfSandbox) {
+      const front = await options.inFrontOfSandbox(sandbox.url);
+      closers.push(() => front.close());
+      supplierUrl = front.url;
+    }
+    const secretsManager = await startFakeSecretsManager({ port: 0 });
+    closers.push(() => secretsManager.close());
+    const apiKey = keys[0] as string;
+    secretsManager.putSecretValue(
+      SECRET_ID,
+      options.keyExpiresInDays === undefined
+        ? apiKey
+        : JSON.stringify({
+            apiKey,
+            expiresAt: new Date(Date.now() + options.keyExpiresInDays * 86_400_000).toISOString(),
+          }),
+    );
+    const fake = await startFakeSlack({ ...options.slack, botToken });
+    closers.push(() => fake.close());
+    const requests = createSlackRequests({
+      url: `${appUrl}${SLACK_EVENTS_PATH}`,
+      signingSecret,
+      teamId: fake.teamId,
+      appId: fake.appId,
+    });
+
+    const env = (extra: Record<string, string> = {}): Record<string, string> => {
+      const chosen = { ...options.env, ...extra };
+      const store = "DATABASE_URL" in chosen || "ORDER_DESK_DATA_DIR" in chosen;
+      return {
+        ORDER_DESK_CONFIG: options.customerConfig ?? EXAMPLE_CUSTOMER_CONFIG,
+        ...(store ? {} : { ORDER_DESK_DATA_DIR: "memory://" }),
+        HTTP_HOST: "127.0.0.1",
+        HTTP_PORT: String(port),
+        SLACK_MODE: "http",
+        SLACK_BOT_TOKEN: botToken,
+        SLACK_SIGNING_SECRET: signingSecret,
+        SLACK_API_URL: fake.apiUrl,
+        SUPPLIER_BASE_URL: supplierUrl,
+        SUPPLIER_ENVIRONMENT: "test",
+        SUPPLIER_API_KEY_SECRET_ID: SECRET_ID,
+        AWS_REGION: secretsManager.region,
+        AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.endpoint,
+        AWS_ACCESS_KEY_ID: AWS_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: AWS_CREDENTIALS.secretAccessKey,
+        WEBHOOK_SECRETS: webhookSecrets.join(","),
+        ...chosen,
+      };
+    };
+
+    return {
+      port,
+      appUrl,
+      sandbox,
+      supplierUrl,
+      fake,
+      secretsManager,
+      keys,
+      botToken,
+      signingSecret,
+      webhookSecrets,
+      requests,
+      env,
+      async startDesk(start = {}) {
+        // Loaded on first use: a world for a child process does not pay for the whole app in this one.
+        const [{ loadConfig }, { startOrderDesk }] = await Promise.all([
+          import("../src/config.ts"),
+          import("../src/main.ts"),
+        ]);
+        const vars = env(start.env);
+        const desk = await startOrderDesk(loadConfig(vars), {
+          ...(start.logger && { logger: start.logger }),
+          defaultMetrics: false,
+          secretsCredentials: {
+            accessKeyId: vars.AWS_ACCESS_KEY_ID ?? AWS_CREDENTIALS.accessKeyId,
+            secretAccessKey: vars.AWS_SECRET_ACCESS_KEY ?? AWS_CREDENTIALS.secretAccessKey,
+          },
+        });
+        desks.push(desk);
+        return desk;
+      },
+      user: (userId, timeoutMs = 10_000) => new SlackUser({ fake, requests, userId, timeoutMs }),
+      secrets: () => [
+        ...keys,
+        botToken,
+        signingSecret,
+        ...webhookSecrets,
+        ...[...fake.workspace.executions.values()].map((e) => e.token),
+      ],
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
