@@ -52,8 +52,12 @@ export interface OrderOrigin {
   /** Same key twice → one order: `view:<view id>`, `function:<execution id>`. */
   idempotencyKey: string;
   teamId?: string | undefined;
-  /** Where the order's message goes; must be one of the profile's channels. */
-  channelId?: string | undefined;
+  /**
+   * Where the order's message goes; must be one of the profile's channels. `null` only for an order from App Home,
+   * whose message goes to the requester's DM (every profile the requester may use is on offer there). Required,
+   * so that a caller cannot skip the channel rule by leaving it out.
+   */
+  channelId: string | null;
   /** For the message shortcut: the ticket message, whose thread the order's message joins. */
   threadTs?: string | undefined;
   /** Workflow step context (execution id…), kept on the order. */
@@ -70,14 +74,10 @@ export type SubmitResult =
   | { status: "invalid"; draft: OrderDraft; errors: FieldErrors }
   | { status: "forbidden"; message: string };
 
-/** Same-channel rule: a profile is used only where the customer file says (private_metadata is not trusted). */
-function profileProblem(
-  customer: Customer,
-  draft: OrderDraft,
-  channelId: string | undefined,
-): FieldErrors | null {
+/** Same-channel rule: a profile is used only where the customer file says (see `OrderOrigin.channelId`). */
+function profileProblem(customer: Customer, draft: OrderDraft, channelId: string | null): FieldErrors | null {
   const profile = customer.profile(draft.profile.trim());
-  if (!profile || channelId === undefined || profile.channels.includes(channelId)) return null;
+  if (!profile || channelId === null || profile.channels.includes(channelId)) return null;
   return {
     profile: [
       `The profile "${profile.name}" is not used in this channel. Order from one of its channels, or ask an admin to add this channel to it.`,
