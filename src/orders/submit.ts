@@ -302,7 +302,8 @@ export async function resubmitOrder(
   deps: SubmitDeps,
   orderId: string,
   draft: OrderDraft,
-  requestedBy: string,
+  /** Who resubmits: must be allowed to order with the order's profile; recorded as `resubmittedBy`. */
+  resubmittedBy: string,
 ): Promise<ResubmitResult> {
   const now = deps.now ?? (() => new Date());
   const stored = await getOrder(deps.store, orderId);
@@ -310,9 +311,10 @@ export async function resubmitOrder(
   // The profile is part of the order's identity (its document number is unique per profile): it stays.
   const checked = checkDraft({ ...draft, profile: stored.profile }, deps.customer, { now: now() });
   if (!checked.ok) return { status: "invalid", draft: checked.draft, errors: checked.errors };
-  const forbidden = await authorize(deps, checked.profile, requestedBy);
+  const forbidden = await authorize(deps, checked.profile, resubmittedBy);
   if (forbidden) return forbidden;
   const { profile, draft: clean } = checked;
+  const logger = deps.logger ?? pino({ level: "silent" });
 
   return deps.store.transaction(async (tx): Promise<ResubmitResult> => {
     const order = await getOrderForUpdate(tx, orderId);
@@ -337,6 +339,7 @@ export async function resubmitOrder(
     const final = checkOrderRequest(draftToRequest(clean, profile, edn));
     if (!final.ok) return { status: "invalid", draft: clean, errors: fieldErrorsFromDetails(final.details) };
     const reset = await resetForResubmit(tx, order.id, {
+      resubmittedBy,
       request: final.value,
       draft: clean,
       externalDocumentNumber: edn,
@@ -348,6 +351,15 @@ export async function resubmitOrder(
       id: jobId(QUEUES.placeOrder, order.id, reset.statusAt.toISOString()),
       tx,
     });
+    logger.info(
+      {
+        orderId: order.id,
+        requestedBy: order.requestedBy,
+        resubmittedBy,
+        byRequester: resubmittedBy === order.requestedBy,
+      },
+      "order resubmitted",
+    );
     return { status: "queued", order: reset };
   });
 }

@@ -21,6 +21,9 @@ export interface Order {
   customerReference: string | null;
   /** Slack user id of whoever asked (or the workflow's user). */
   requestedBy: string;
+  /** Slack user id of whoever last used "Fix and resubmit" on it (the requester or a colleague), and when. */
+  resubmittedBy: string | null;
+  resubmittedAt: Date | null;
   source: OrderSource;
   idempotencyKey: string | null;
   slackTeamId: string | null;
@@ -90,6 +93,8 @@ export function mapOrder(row: Row): Order {
     correlationId: row.correlation_id,
     customerReference: row.customer_reference,
     requestedBy: row.requested_by,
+    resubmittedBy: row.resubmitted_by ?? null,
+    resubmittedAt: row.resubmitted_at ?? null,
     source: row.source,
     idempotencyKey: row.idempotency_key,
     slackTeamId: row.slack_team_id,
@@ -348,6 +353,8 @@ export function markRejected(q: Queryable, orderId: string, rejection: Rejection
 }
 
 export interface Resubmission {
+  /** Slack user id of who resubmits (recorded; the requester stays who asked first). */
+  resubmittedBy: string;
   request: CreateOrderRequest;
   draft?: object | null | undefined;
   /** A new document number when the old one cannot be reused (default: the request's). */
@@ -367,13 +374,15 @@ export function resetForResubmit(
     q,
     `UPDATE orders SET request = $2, draft = COALESCE($3, draft),
        external_document_number = COALESCE($4, external_document_number),
-       status = 'queued', status_at = now(), status_occurred_at = NULL, last_error = NULL, updated_at = now()
+       status = 'queued', status_at = now(), status_occurred_at = NULL, last_error = NULL, updated_at = now(),
+       resubmitted_by = $5, resubmitted_at = now()
      WHERE id = $1 AND status = 'failed' AND correlation_id IS NULL RETURNING *`,
     [
       orderId,
       JSON.stringify(resubmission.request),
       json(resubmission.draft),
       resubmission.externalDocumentNumber ?? resubmission.request.externalDocumentNumber ?? null,
+      resubmission.resubmittedBy,
     ],
   );
 }
