@@ -167,6 +167,8 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
         ORDER_DESK_DATA_DIR: join(dir, "data"),
         HTTP_HOST: "127.0.0.1",
         HTTP_PORT: String(port),
+        // Any free port: the demo must not collide with an Order Desk running on this machine.
+        OPS_HTTP_PORT: "0",
         SLACK_MODE: "http",
         SLACK_BOT_TOKEN: BOT_TOKEN,
         SLACK_SIGNING_SECRET: SIGNING_SECRET,

@@ -1,8 +1,9 @@
 /**
  * `order-desk start` as an operator runs it: a real child process configured only through its environment,
- * talking to the supplier sandbox, the fake Slack and a local Secrets Manager over HTTP. It serves health,
- * readiness and metrics, takes an order from Slack to the supplier and back into the thread, logs JSON with
- * no secret in it, and stops cleanly on SIGTERM.
+ * talking to the supplier sandbox, the fake Slack and a local Secrets Manager over HTTP. It serves health and
+ * readiness on the public port and metrics and readiness details on the operations listener, takes an order
+ * from Slack to the supplier and back into the thread, logs JSON with no secret in it (not even a password in
+ * the supplier's URL), and stops cleanly on SIGTERM.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -26,6 +27,8 @@ const SIGNING_SECRET = "start-test-signing-secret-abcdef";
 const SECRET_ID = "order-desk/supplier-api-key";
 const HELPDESK = "C0HELPDESK";
 const AGENT = "U0AGENT01";
+/** Written into SUPPLIER_BASE_URL (`http://user:password@host`), as some set-ups do: never printed. */
+const URL_PASSWORD = "url-pass-7f3a9c";
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -74,12 +77,15 @@ describe("order-desk start", () => {
   let secrets: FakeSecretsManager;
   let app: Running;
   let url: string;
+  let opsUrl: string;
   let apiKey: string;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "order-desk-start-"));
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
+    const opsPort = await freePort();
+    opsUrl = `http://127.0.0.1:${opsPort}`;
     apiKey = generateTestKey();
     sandbox = await startSandbox({
       apiKeys: [apiKey],
@@ -102,11 +108,12 @@ describe("order-desk start", () => {
       ORDER_DESK_DATA_DIR: join(dir, "data"),
       HTTP_HOST: "127.0.0.1",
       HTTP_PORT: String(port),
+      OPS_HTTP_PORT: String(opsPort),
       SLACK_MODE: "http",
       SLACK_BOT_TOKEN: BOT_TOKEN,
       SLACK_SIGNING_SECRET: SIGNING_SECRET,
       SLACK_API_URL: fake.apiUrl,
-      SUPPLIER_BASE_URL: sandbox.url,
+      SUPPLIER_BASE_URL: sandbox.url.replace("http://", `http://odbasic:${URL_PASSWORD}@`),
       SUPPLIER_API_KEY_SECRET_ID: SECRET_ID,
       AWS_REGION: secrets.region,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
@@ -149,12 +156,24 @@ describe("order-desk start", () => {
     expect(submitted.outcome.outcome).toBe("closed");
   }
 
-  it("answers /healthz and /readyz with what it checked", async () => {
+  it("answers /healthz and a detail-free /readyz publicly, and metrics and what it checked only on the operations listener", async () => {
     const health = await fetch(`${url}/healthz`);
     expect(health.status).toBe(200);
     const ready = await fetch(`${url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(JSON.stringify(await ready.json())).toMatch(/store/);
+    expect(await ready.json()).toEqual({ ok: true, status: "ready" });
+    expect((await fetch(`${url}/metrics`)).status).toBe(404);
+
+    expect((await fetch(`${opsUrl}/healthz`)).status).toBe(200);
+    const detailed = await fetch(`${opsUrl}/readyz`);
+    expect(detailed.status).toBe(200);
+    expect(await detailed.json()).toMatchObject({
+      ok: true,
+      checks: { store: { ok: true }, queue: { ok: true } },
+    });
+    const metrics = await fetch(`${opsUrl}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain("order_desk_");
   });
 
   it("takes an order from /order to the supplier and threads the supplier's updates", async () => {
@@ -171,7 +190,7 @@ describe("order-desk start", () => {
     expect(transcript).toContain("OPS-1");
     expect((await sandbox.orders()).filter((o) => o.externalDocumentNumber === "OPS-1-1")).toHaveLength(1);
 
-    const metrics = parsePrometheusText(await (await fetch(`${url}/metrics`)).text());
+    const metrics = parsePrometheusText(await (await fetch(`${opsUrl}/metrics`)).text());
     expect(sampleValue(metrics, "order_desk_orders_placed_total", { source: "command" })).toBe(1);
     expect(
       sampleValue(metrics, "order_desk_webhook_events_total", { type: "order.status_changed" }),
@@ -198,8 +217,9 @@ describe("order-desk start", () => {
     expect(lines.length).toBeGreaterThan(3);
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
     const everything = app.stdout() + app.stderr();
-    expect(everything).toContain("Order Desk is running");
-    for (const secret of [apiKey, BOT_TOKEN, SIGNING_SECRET, ...sandbox.webhookSecrets]) {
+    const running = lines.map((l) => JSON.parse(l)).find((l) => l.msg === "Order Desk is running");
+    expect(running).toMatchObject({ supplier: sandbox.url.replace("http://", "http://***@"), opsUrl });
+    for (const secret of [apiKey, BOT_TOKEN, SIGNING_SECRET, ...sandbox.webhookSecrets, URL_PASSWORD]) {
       expect(everything).not.toContain(secret);
     }
     // Personal data is redacted by default.
@@ -226,6 +246,7 @@ describe("order-desk start", () => {
       ORDER_DESK_CONFIG: join(ROOT, "examples/order-desk.config.yml"),
       ORDER_DESK_DATA_DIR: join(dir, "bad-token"),
       HTTP_PORT: "0",
+      OPS_HTTP_PORT: "0",
       SLACK_MODE: "http",
       SLACK_BOT_TOKEN: "xoxb-bogus",
       SLACK_SIGNING_SECRET: SIGNING_SECRET,

@@ -226,6 +226,8 @@ export async function startWorld(options: WorldOptions): Promise<World> {
       ORDER_DESK_CONFIG: CUSTOMER_CONFIG,
       HTTP_HOST: "127.0.0.1",
       HTTP_PORT: String(port),
+      // Several processes at once: each its own free port for metrics and readiness details.
+      OPS_HTTP_PORT: "0",
       LOG_LEVEL: "info",
       SLACK_MODE: "http",
       SLACK_BOT_TOKEN: botToken,
