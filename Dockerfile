@@ -41,6 +41,8 @@ RUN mkdir -p /data /config && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 3000
+# /metrics and readiness details are on the operations listener, 127.0.0.1:9464 by default: set OPS_HTTP_HOST=0.0.0.0
+# to scrape from outside the container, and keep that port off public routes (docs/deploy.md).
 # slim has no curl: ask /healthz with Node's own fetch.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.HTTP_PORT||3000}/healthz`,{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]

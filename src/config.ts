@@ -65,9 +65,19 @@ export const VARIABLES = {
   HTTP_HOST: {
     schema: nonEmpty,
     default: "0.0.0.0",
-    doc: "Address of the HTTP server (webhooks, health, metrics, and Slack events in HTTP mode).",
+    doc: "Address of the public HTTP server: webhooks, Slack events in HTTP mode, and `/healthz` and `/readyz` without details for load balancers.",
   },
   HTTP_PORT: { schema: int(0, 65535), default: "3000", doc: "Port of that HTTP server." },
+  OPS_HTTP_HOST: {
+    schema: nonEmpty,
+    default: "127.0.0.1",
+    doc: "Address of the operations listener: `/metrics`, `/healthz`, and `/readyz` with each check's result. Loopback by default; set an internal address for a scraper on another host, never a public one.",
+  },
+  OPS_HTTP_PORT: {
+    schema: int(0, 65535),
+    default: "9464",
+    doc: "Port of the operations listener (must differ from `HTTP_PORT`).",
+  },
   SLACK_MODE: {
     schema: z.enum(["socket", "http"]),
     default: "socket",
@@ -205,6 +215,8 @@ export interface Config {
   customerConfigPath: string;
   store: { databaseUrl?: string; dataDir: string };
   http: { host: string; port: number };
+  /** The operations listener: metrics and readiness details (docs/operations.md). */
+  ops: { host: string; port: number };
   slack: {
     mode: "socket" | "http";
     botToken: string;
@@ -240,6 +252,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   need("SUPPLIER_BASE_URL", "(the supplier's base URL)");
   if (r.SLACK_MODE === "socket") need("SLACK_APP_TOKEN", "in Socket Mode (an xapp- token)");
   if (r.SLACK_MODE === "http") need("SLACK_SIGNING_SECRET", "in HTTP mode");
+  if (r.OPS_HTTP_PORT !== undefined && r.OPS_HTTP_PORT !== 0 && r.OPS_HTTP_PORT === r.HTTP_PORT) {
+    problems.push(
+      `OPS_HTTP_PORT: must differ from HTTP_PORT (both ${r.HTTP_PORT}); metrics and readiness details have their own listener`,
+    );
+  }
   if (r.SUPPLIER_API_KEY !== undefined && r.SUPPLIER_API_KEY_SECRET_ID !== undefined) {
     problems.push("SUPPLIER_API_KEY and SUPPLIER_API_KEY_SECRET_ID: set one, not both");
   }
@@ -270,6 +287,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     customerConfigPath: d.ORDER_DESK_CONFIG,
     store: { dataDir: d.ORDER_DESK_DATA_DIR, ...opt(r.DATABASE_URL && { databaseUrl: r.DATABASE_URL }) },
     http: { host: d.HTTP_HOST, port: d.HTTP_PORT },
+    ops: { host: d.OPS_HTTP_HOST, port: d.OPS_HTTP_PORT },
     slack: {
       mode: d.SLACK_MODE,
       botToken: d.SLACK_BOT_TOKEN,
@@ -355,31 +373,4 @@ export function customerConfigPathIn(env: Record<string, string | undefined>): s
   return env.ORDER_DESK_CONFIG?.trim() || VARIABLES.ORDER_DESK_CONFIG.default;
 }
 
-/**
- * Every secret value the environment holds (tokens, the API key, the webhook secrets, the database URL and its
- * password), valid or not, so that what is printed about the configuration can be scrubbed of them.
- */
-export function secretValuesIn(env: Record<string, string | undefined>): string[] {
-  const out: string[] = [];
-  for (const name of [
-    "SLACK_BOT_TOKEN",
-    "SLACK_APP_TOKEN",
-    "SLACK_SIGNING_SECRET",
-    "SUPPLIER_API_KEY",
-  ] satisfies VariableName[]) {
-    const value = env[name];
-    if (value) out.push(value);
-  }
-  for (const secret of (env.WEBHOOK_SECRETS ?? "").split(/[\s,]+/)) if (secret) out.push(secret);
-  const databaseUrl = env.DATABASE_URL;
-  if (databaseUrl) {
-    try {
-      const password = decodeURIComponent(new URL(databaseUrl).password);
-      if (password) out.push(password);
-    } catch {
-      // Not a URL: the configuration check reports it; the whole value is scrubbed below.
-    }
-    out.push(databaseUrl);
-  }
-  return out;
-}
+export { secretValuesIn } from "./config/secret-values.ts";

@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import { type Customer, createCustomer } from "./config/catalog.ts";
 import { loadCustomerConfig } from "./config/customer.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
-import { healthRoutes, storeCheck } from "./http/health.ts";
+import { createReadiness, healthRoutes, storeCheck } from "./http/health.ts";
 import { metricsRoute } from "./http/metrics.ts";
 import { type HttpServer, startHttpServer } from "./http/server.ts";
 import { createJobs, type Jobs, QUEUES } from "./jobs/index.ts";
@@ -19,6 +19,7 @@ import { showOrder } from "./orders/show-order.ts";
 import { workPostUpdates } from "./orders/updates/post-update.ts";
 import { createSlackChat } from "./orders/updates/slack-chat.ts";
 import { createSlackWorkflowFunctions, withWorkflowSteps } from "./orders/workflow/index.ts";
+import { redactUrl } from "./redact-url.ts";
 import { createSecretsManagerClient } from "./secrets/client.ts";
 import { ExpiryWatch } from "./secrets/expiry.ts";
 import { createApiKeyProvider } from "./secrets/factory.ts";
@@ -33,7 +34,10 @@ import { webhookRoute } from "./webhooks/receiver.ts";
 
 export interface OrderDesk {
   readonly config: Config;
+  /** The public listener: webhooks, Slack events in HTTP mode, `/healthz` and `/readyz` without details. */
   readonly url: string;
+  /** The operations listener (loopback by default): `/metrics`, `/healthz`, `/readyz` with details. */
+  readonly opsUrl: string;
   readonly store: Store;
   readonly jobs: Jobs;
   readonly slack: SlackApp;
@@ -241,21 +245,31 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     cleanups.push(expiry.start());
 
     let accepting = false;
+    const readiness = createReadiness({
+      checks: {
+        store: storeCheck(store),
+        queue: async () => {
+          await jobs.stats();
+        },
+      },
+      accepting: () => accepting,
+      logger,
+    });
+    // Metrics and readiness details on their own listener, loopback by default: the public port tells a load
+    // balancer only "ready or not". Started first so that it is closed last (scrapes work while draining).
+    const ops: HttpServer = await startHttpServer({
+      host: config.ops.host,
+      port: config.ops.port,
+      logger: logger.child({ listener: "ops" }),
+      routes: [...healthRoutes(readiness, { details: true }), metricsRoute({ metrics, jobs })],
+    });
+    cleanups.push(() => ops.close({ graceMs: 1_000 }));
     const http: HttpServer = await startHttpServer({
       host: config.http.host,
       port: config.http.port,
       logger,
       routes: [
-        ...healthRoutes({
-          checks: {
-            store: storeCheck(store),
-            queue: async () => {
-              await jobs.stats();
-            },
-          },
-          accepting: () => accepting,
-        }),
-        metricsRoute({ metrics, jobs }),
+        ...healthRoutes(readiness),
         webhookRoute({
           store,
           jobs,
@@ -281,7 +295,13 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       await jobs.pause();
     });
     logger.info(
-      { url: http.url, slackMode: config.slack.mode, store: store.kind, supplier: config.supplier.baseUrl },
+      {
+        url: http.url,
+        opsUrl: ops.url,
+        slackMode: config.slack.mode,
+        store: store.kind,
+        supplier: redactUrl(config.supplier.baseUrl),
+      },
       "Order Desk is running",
     );
 
@@ -289,6 +309,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     return {
       config,
       url: http.url,
+      opsUrl: ops.url,
       store,
       jobs,
       slack,

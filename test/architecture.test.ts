@@ -115,7 +115,6 @@ const KNOWN_SANDBOX_IMPORTS: Record<string, readonly string[]> = {
 const KNOWN_LONG_FILES: Record<string, number> = {
   "src/orders/updates/post-update.ts": 504,
   "src/slack/blocks/order-modal.ts": 450,
-  "src/store/repositories/orders.ts": 445,
   "src/supplier/client.ts": 460,
 };
 

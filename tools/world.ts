@@ -165,6 +165,8 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
         ...(store ? {} : { ORDER_DESK_DATA_DIR: "memory://" }),
         HTTP_HOST: "127.0.0.1",
         HTTP_PORT: String(port),
+        // Several worlds at once (tests, the reliability suite): each its own free port for the operations listener.
+        OPS_HTTP_PORT: "0",
         SLACK_MODE: "http",
         SLACK_BOT_TOKEN: botToken,
         SLACK_SIGNING_SECRET: signingSecret,

@@ -40,6 +40,8 @@ export async function startOrderDeskProcess(ctx: BenchContext, options: OrderDes
     ORDER_DESK_CONFIG: join(ctx.root, "examples", "order-desk.config.yml"),
     HTTP_HOST: "127.0.0.1",
     HTTP_PORT: String(port),
+    // Replicas of the scaling benchmark run side by side: metrics and readiness details on any free port.
+    OPS_HTTP_PORT: "0",
     SLACK_MODE: "http",
     SLACK_BOT_TOKEN: BOT_TOKEN,
     SLACK_SIGNING_SECRET: SIGNING_SECRET,

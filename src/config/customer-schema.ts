@@ -92,6 +92,12 @@ export const profileSchema = z
     allowedUserGroups: z
       .array(text.regex(SLACK_GROUP_ID, { error: "must be a Slack user group id such as S0123ABCD" }))
       .default([]),
+    /**
+     * Whether the Workflow Builder step may order with this profile. Off unless asked for: a workflow runs for
+     * whoever triggers it, and Slack names neither that person nor the workflow's author to the step, so
+     * `allowedUsers`/`allowedUserGroups` cannot be applied to it.
+     */
+    allowWorkflows: z.boolean({ error: "must be true or false" }).default(false),
   })
   .refine((p) => p.allowedUsers.length + p.allowedUserGroups.length > 0, {
     error:

@@ -54,7 +54,8 @@ export function parseCustomerConfig(text: string, source = "order-desk.config.ym
       doc.errors.map((e) => `YAML: ${e.message.split("\n")[0]}`),
     );
   }
-  const parsed = customerConfigSchema.safeParse(doc.toJS());
+  // With the input on each issue, a value of the wrong type ("yes" for a boolean) is told apart from a missing one.
+  const parsed = customerConfigSchema.safeParse(doc.toJS(), { reportInput: true });
   if (!parsed.success) throw new CustomerConfigError(source, parsed.error.issues.map(describeIssue));
   return parsed.data;
 }

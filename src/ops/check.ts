@@ -2,6 +2,7 @@
  * The shape every `order-desk doctor` check shares, and the runner that gives each one a deadline so the
  * doctor never hangs on a dead dependency.
  */
+import { redactUrlsIn } from "../redact-url.ts";
 
 export type CheckStatus = "ok" | "warn" | "fail";
 
@@ -68,7 +69,8 @@ export function oneLine(text: string): string {
  * this is the safety net for a dependency's error message that echoes more than it should.
  */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
+  // Credentials written into any URL (a dependency's error message may echo one), then the known values.
+  let out = redactUrlsIn(text);
   // Longest first, so a secret that contains another is replaced whole.
   for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
     if (secret.length >= 6) out = out.split(secret).join("[redacted]");

@@ -10,7 +10,7 @@ export type GroupMembersLookup = (groupId: string) => Promise<readonly string[]>
 
 export type AuthorizationResult =
   | { allowed: true }
-  | { allowed: false; reason: "not_listed" | "lookup_failed"; message: string };
+  | { allowed: false; reason: "not_listed" | "lookup_failed" | "workflows_not_allowed"; message: string };
 
 export interface Authorizer {
   check(profile: Profile, userId: string): Promise<AuthorizationResult>;

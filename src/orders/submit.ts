@@ -52,8 +52,12 @@ export interface OrderOrigin {
   /** Same key twice → one order: `view:<view id>`, `function:<execution id>`. */
   idempotencyKey: string;
   teamId?: string | undefined;
-  /** Where the order's message goes; must be one of the profile's channels. */
-  channelId?: string | undefined;
+  /**
+   * Where the order's message goes; must be one of the profile's channels. `null` only for an order from App Home,
+   * whose message goes to the requester's DM (every profile the requester may use is on offer there). Required,
+   * so that a caller cannot skip the channel rule by leaving it out.
+   */
+  channelId: string | null;
   /** For the message shortcut: the ticket message, whose thread the order's message joins. */
   threadTs?: string | undefined;
   /** Workflow step context (execution id…), kept on the order. */
@@ -70,14 +74,10 @@ export type SubmitResult =
   | { status: "invalid"; draft: OrderDraft; errors: FieldErrors }
   | { status: "forbidden"; message: string };
 
-/** Same-channel rule: a profile is used only where the customer file says (private_metadata is not trusted). */
-function profileProblem(
-  customer: Customer,
-  draft: OrderDraft,
-  channelId: string | undefined,
-): FieldErrors | null {
+/** Same-channel rule: a profile is used only where the customer file says (see `OrderOrigin.channelId`). */
+function profileProblem(customer: Customer, draft: OrderDraft, channelId: string | null): FieldErrors | null {
   const profile = customer.profile(draft.profile.trim());
-  if (!profile || channelId === undefined || profile.channels.includes(channelId)) return null;
+  if (!profile || channelId === null || profile.channels.includes(channelId)) return null;
   return {
     profile: [
       `The profile "${profile.name}" is not used in this channel. Order from one of its channels, or ask an admin to add this channel to it.`,
@@ -302,7 +302,8 @@ export async function resubmitOrder(
   deps: SubmitDeps,
   orderId: string,
   draft: OrderDraft,
-  requestedBy: string,
+  /** Who resubmits: must be allowed to order with the order's profile; recorded as `resubmittedBy`. */
+  resubmittedBy: string,
 ): Promise<ResubmitResult> {
   const now = deps.now ?? (() => new Date());
   const stored = await getOrder(deps.store, orderId);
@@ -310,9 +311,10 @@ export async function resubmitOrder(
   // The profile is part of the order's identity (its document number is unique per profile): it stays.
   const checked = checkDraft({ ...draft, profile: stored.profile }, deps.customer, { now: now() });
   if (!checked.ok) return { status: "invalid", draft: checked.draft, errors: checked.errors };
-  const forbidden = await authorize(deps, checked.profile, requestedBy);
+  const forbidden = await authorize(deps, checked.profile, resubmittedBy);
   if (forbidden) return forbidden;
   const { profile, draft: clean } = checked;
+  const logger = deps.logger ?? pino({ level: "silent" });
 
   return deps.store.transaction(async (tx): Promise<ResubmitResult> => {
     const order = await getOrderForUpdate(tx, orderId);
@@ -337,6 +339,7 @@ export async function resubmitOrder(
     const final = checkOrderRequest(draftToRequest(clean, profile, edn));
     if (!final.ok) return { status: "invalid", draft: clean, errors: fieldErrorsFromDetails(final.details) };
     const reset = await resetForResubmit(tx, order.id, {
+      resubmittedBy,
       request: final.value,
       draft: clean,
       externalDocumentNumber: edn,
@@ -348,6 +351,15 @@ export async function resubmitOrder(
       id: jobId(QUEUES.placeOrder, order.id, reset.statusAt.toISOString()),
       tx,
     });
+    logger.info(
+      {
+        orderId: order.id,
+        requestedBy: order.requestedBy,
+        resubmittedBy,
+        byRequester: resubmittedBy === order.requestedBy,
+      },
+      "order resubmitted",
+    );
     return { status: "queued", order: reset };
   });
 }

@@ -19,6 +19,7 @@ import type { Store } from "../store/db.ts";
 import type { SlackContext } from "./context.ts";
 import { createHomeRefresher, type HomeRefresher } from "./home.ts";
 import { registerListeners } from "./listeners/index.ts";
+import { createMetadataSeal } from "./metadata.ts";
 import { createSlackNotifier } from "./notifier.ts";
 import { SlackRequestReceiver } from "./receiver.ts";
 
@@ -139,6 +140,8 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     logger,
     now,
     timeZone: options.timeZone ?? "UTC",
+    // Keyed from the bot token: a secret every replica holds, never sent to Slack's clients.
+    metadata: createMetadataSeal(options.botToken),
   };
   registerListeners(app, context);
   options.register?.(app, context);

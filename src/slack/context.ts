@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Customer } from "../config/catalog.ts";
 import type { SubmitDeps } from "../orders/submit.ts";
 import type { Store } from "../store/db.ts";
+import type { MetadataSeal } from "./metadata.ts";
 
 export interface SlackContext {
   customer: Customer;
@@ -13,4 +14,6 @@ export interface SlackContext {
   now: () => Date;
   /** For dates in App Home and status lines. */
   timeZone: string;
+  /** Seals the order modal's `private_metadata` and checks it on the way back (./metadata.ts). */
+  metadata: MetadataSeal;
 }

@@ -8,7 +8,8 @@ import type { OrderDraft } from "../orders/draft.ts";
 import { buildOrderModal } from "./blocks/order-modal.ts";
 import type { SlackContext } from "./context.ts";
 import { type OrderForm, readOrderForm, type StateValues } from "./form.ts";
-import { decodeMetadata, type ModalMetadata } from "./metadata.ts";
+import { InvalidMetadataError, type ModalMetadata } from "./metadata.ts";
+import { sealedFor } from "./order-modal-views.ts";
 import { slackErrorCode } from "./web-errors.ts";
 
 export interface FormChange {
@@ -17,9 +18,14 @@ export interface FormChange {
   notice?: string;
 }
 
+/**
+ * `userId`: who clicked. The view's metadata must have been sealed for them (else `InvalidMetadataError` and no
+ * update): re-sealing metadata someone else wrote would make this a way to forge it.
+ */
 export async function updateOrderModal(
   ctx: SlackContext,
   client: webApi.WebClient,
+  userId: string,
   view: {
     id: string;
     hash: string;
@@ -28,7 +34,14 @@ export async function updateOrderModal(
   },
   change: (form: OrderForm, meta: ModalMetadata) => FormChange,
 ): Promise<void> {
-  const meta = decodeMetadata(view.private_metadata);
+  let meta: ModalMetadata;
+  try {
+    meta = ctx.metadata.open(view.private_metadata, userId);
+  } catch (error) {
+    if (!(error instanceof InvalidMetadataError)) throw error;
+    ctx.logger.info({ viewId: view.id, userId }, `order form not rebuilt: ${error.message}`);
+    return;
+  }
   const form = readOrderForm((view.state?.values ?? {}) as StateValues, meta);
   const next = change(form, meta);
   const draft: OrderDraft = next.form.draft;
@@ -37,13 +50,17 @@ export async function updateOrderModal(
     : next.meta.ch
       ? ctx.customer.profilesForChannel(next.meta.ch)
       : ctx.customer.config.profiles;
-  const rebuilt = buildOrderModal({
-    customer: ctx.customer,
-    draft,
-    profiles,
-    meta: { ...next.meta, lk: next.form.lineKeys },
-    ...(next.notice ? { notice: next.notice } : {}),
-  });
+  const rebuilt = sealedFor(
+    ctx,
+    userId,
+    buildOrderModal({
+      customer: ctx.customer,
+      draft,
+      profiles,
+      meta: { ...next.meta, lk: next.form.lineKeys },
+      ...(next.notice ? { notice: next.notice } : {}),
+    }),
+  );
   try {
     await client.views.update({ view_id: view.id, hash: view.hash, view: rebuilt });
   } catch (error) {

@@ -5,14 +5,21 @@
  */
 import type { types, webApi } from "@slack/bolt";
 import type { Profile } from "../config/customer-schema.ts";
-import { emptyDraft, parseStoredDraft } from "../orders/draft.ts";
+import { emptyDraft, type OrderDraft, parseStoredDraft } from "../orders/draft.ts";
 import { type FieldErrors, fieldErrorsFromDetails } from "../orders/fields.ts";
 import type { Order } from "../store/repositories/orders.ts";
 import { buildNoticeModal, buildOrderModal } from "./blocks/order-modal.ts";
 import type { SlackContext } from "./context.ts";
 import type { ModalMetadata } from "./metadata.ts";
 
+/** The view with its metadata sealed for `userId`, the only user whose payloads may carry it back. */
+export function sealedFor(ctx: SlackContext, userId: string, view: types.ModalView): types.ModalView {
+  return { ...view, private_metadata: ctx.metadata.seal(view.private_metadata ?? "", userId) };
+}
+
 export interface NewOrderModalInput {
+  /** Who the modal is opened for: its metadata is sealed for them. */
+  userId: string;
   profiles: readonly Profile[];
   source: ModalMetadata["src"];
   channelId?: string | undefined;
@@ -31,18 +38,60 @@ export function newOrderModal(ctx: SlackContext, input: NewOrderModalInput): typ
     ...(input.threadTs ? { th: input.threadTs } : {}),
     ...(only ? { pf: only } : {}),
   };
-  return buildOrderModal({
-    customer: ctx.customer,
-    draft: emptyDraft(only ?? "", input.ticket),
-    profiles: input.profiles,
-    meta,
-  });
+  return sealedFor(
+    ctx,
+    input.userId,
+    buildOrderModal({
+      customer: ctx.customer,
+      draft: emptyDraft(only ?? "", input.ticket),
+      profiles: input.profiles,
+      meta,
+    }),
+  );
 }
 
-/** The stored draft, reopened for fixing; null when the order has no draft to reopen. */
-export function resubmitModal(ctx: SlackContext, order: Order): types.ModalView | null {
-  const draft = parseStoredDraft(order.draft);
-  if (!draft) return null;
+/**
+ * Who sees the recipient's contact and address when reopening an order: the person who asked for it. The customer
+ * file names no admin users (only an admin channel), so nobody else does; a colleague types them again.
+ */
+export function seesPersonalData(order: Order, userId: string): boolean {
+  return order.source !== "workflow" && order.requestedBy === userId;
+}
+
+/** The draft without the delivery contact and address (the company, country and Office/Home stay). */
+function withoutPersonalData(draft: OrderDraft): OrderDraft {
+  return {
+    ...draft,
+    firstName: "",
+    lastName: "",
+    email: "",
+    phone: "",
+    attention: "",
+    address1: "",
+    address2: "",
+    city: "",
+    zip: "",
+    state: "",
+  };
+}
+
+function hiddenPersonalDataNotice(order: Order): string {
+  const who =
+    order.source === "workflow"
+      ? "A workflow placed this order, so its recipient's contact and address are shown to nobody"
+      : `Only <@${order.requestedBy}>, who asked for this order, sees its recipient's contact and address`;
+  return `${who}: type them again. The order's message will show that you resubmitted it.`;
+}
+
+/**
+ * The stored draft, reopened for fixing by `userId`; null when the order has no draft to reopen. Only the
+ * requester sees the recipient's contact and address (`seesPersonalData`); anyone else gets those fields empty.
+ */
+export function resubmitModal(ctx: SlackContext, order: Order, userId: string): types.ModalView | null {
+  const stored = parseStoredDraft(order.draft);
+  if (!stored) return null;
+  const mine = seesPersonalData(order, userId);
+  const draft = mine ? stored : withoutPersonalData(stored);
   const error = (order.lastError ?? {}) as { code?: unknown; details?: unknown };
   let errors: FieldErrors = {};
   if (error.details && typeof error.details === "object") {
@@ -64,13 +113,18 @@ export function resubmitModal(ctx: SlackContext, order: Order): types.ModalView 
     ...(order.slackChannelId ? { ch: order.slackChannelId } : {}),
   };
   const profile = ctx.customer.profile(order.profile);
-  return buildOrderModal({
-    customer: ctx.customer,
-    draft: { ...draft, profile: order.profile },
-    profiles: profile ? [profile] : [{ name: order.profile }],
-    meta,
-    errors,
-  });
+  return sealedFor(
+    ctx,
+    userId,
+    buildOrderModal({
+      customer: ctx.customer,
+      draft: { ...draft, profile: order.profile },
+      profiles: profile ? [profile] : [{ name: order.profile }],
+      meta,
+      errors,
+      ...(mine ? {} : { notice: hiddenPersonalDataNotice(order) }),
+    }),
+  );
 }
 
 export function notAllowedModal(message: string): types.ModalView {

@@ -24,6 +24,8 @@ describe("loadConfig", () => {
     const config = loadConfig(minimal);
     expect(config.slack.mode).toBe("socket");
     expect(config.http.port).toBe(3000);
+    // Metrics and readiness details listen on loopback unless told otherwise.
+    expect(config.ops).toEqual({ host: "127.0.0.1", port: 9464 });
     expect(config.store).toEqual({ dataDir: "./data" });
     expect(config.supplier).toEqual({
       baseUrl: "http://127.0.0.1:4010",
@@ -71,6 +73,13 @@ describe("loadConfig", () => {
     expect(problemsOf({ ...minimal, SLACK_MODE: "http" })).toEqual([
       expect.stringMatching(/^SLACK_SIGNING_SECRET: required/),
     ]);
+  });
+
+  it("refuses the operations listener on the public port", () => {
+    expect(problemsOf({ ...minimal, HTTP_PORT: "8080", OPS_HTTP_PORT: "8080" })).toEqual([
+      expect.stringMatching(/^OPS_HTTP_PORT: must differ from HTTP_PORT/),
+    ]);
+    expect(problemsOf({ ...minimal, HTTP_PORT: "0", OPS_HTTP_PORT: "0" })).toEqual([]);
   });
 
   it("never echoes a secret's value in a problem", () => {

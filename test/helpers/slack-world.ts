@@ -63,6 +63,8 @@ export interface SlackWorldOptions {
   register?: CreateSlackAppOptions["register"];
   /** The notifier's Prometheus counters (default none). */
   metrics?: CreateSlackAppOptions["metrics"];
+  /** The Slack app's logger (default silent), e.g. the app's own `createLogger` at debug level. */
+  logger?: CreateSlackAppOptions["logger"];
   /** Wraps the place-order handler before it is registered (the workflow step's `withWorkflowSteps`). */
   wrapPlaceOrder?: (
     handler: PlaceOrderHandler,
@@ -115,6 +117,7 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     homeDebounceMs: 50,
     ...(options.register && { register: options.register }),
     ...(options.metrics && { metrics: options.metrics }),
+    ...(options.logger && { logger: options.logger }),
   });
   const supplier = new SupplierClient({
     baseUrl: options.supplierUrl,

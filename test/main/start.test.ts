@@ -1,8 +1,9 @@
 /**
  * `order-desk start` as an operator runs it: a real child process configured only through its environment,
- * talking to the supplier sandbox, the fake Slack and a local Secrets Manager over HTTP. It serves health,
- * readiness and metrics, takes an order from Slack to the supplier and back into the thread, logs JSON with
- * no secret in it, and stops cleanly on SIGTERM.
+ * talking to the supplier sandbox, the fake Slack and a local Secrets Manager over HTTP. It serves health and
+ * readiness on the public port and metrics and readiness details on the operations listener, takes an order
+ * from Slack to the supplier and back into the thread, logs JSON with no secret in it (not even a password in
+ * the supplier's URL), and stops cleanly on SIGTERM.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -14,12 +15,14 @@ import type { SandboxHandle } from "../../src/sandbox/sandbox.ts";
 import { STATUS_LINE_BLOCK_ID } from "../../src/slack/blocks/updates/status-line.ts";
 import { EXAMPLE_DELIVERY } from "../../tools/example-form.ts";
 import type { FakeSlack } from "../../tools/fake-slack/index.ts";
-import { startWorld, type World } from "../../tools/world.ts";
+import { freePort, startWorld, type World } from "../../tools/world.ts";
 import { parsePrometheusText, sampleValue } from "../ops/prometheus.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const HELPDESK = "C0HELPDESK";
 const AGENT = "U0AGENT01";
+/** Written into SUPPLIER_BASE_URL (`http://user:password@host`), as some set-ups do: never printed. */
+const URL_PASSWORD = "url-pass-7f3a9c";
 
 interface Running {
   child: ChildProcess;
@@ -59,10 +62,13 @@ describe("order-desk start", () => {
   let fake: FakeSlack;
   let app: Running;
   let url: string;
+  let opsUrl: string;
   let apiKey: string;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "order-desk-start-"));
+    const opsPort = await freePort();
+    opsUrl = `http://127.0.0.1:${opsPort}`;
     world = await startWorld({
       speed: 2000,
       seed: "start-test",
@@ -76,9 +82,16 @@ describe("order-desk start", () => {
     });
     ({ sandbox, fake, appUrl: url } = world);
     apiKey = world.keys[0] as string;
-    // The key comes from the world's Secrets Manager, as a deployment reads it.
+    // The key comes from the world's Secrets Manager, as a deployment reads it; the supplier's URL carries a
+    // password, as some set-ups do.
     app = startProcess(
-      world.env({ ORDER_DESK_DATA_DIR: join(dir, "data"), WEBHOOK_SETTLE_MS: "100", LOG_LEVEL: "info" }),
+      world.env({
+        ORDER_DESK_DATA_DIR: join(dir, "data"),
+        OPS_HTTP_PORT: String(opsPort),
+        SUPPLIER_BASE_URL: sandbox.url.replace("http://", `http://odbasic:${URL_PASSWORD}@`),
+        WEBHOOK_SETTLE_MS: "100",
+        LOG_LEVEL: "info",
+      }),
     );
     await waitFor(
       "/readyz to answer 200",
@@ -105,12 +118,24 @@ describe("order-desk start", () => {
     expect(submitted.outcome.outcome).toBe("closed");
   }
 
-  it("answers /healthz and /readyz with what it checked", async () => {
+  it("answers /healthz and a detail-free /readyz publicly, and metrics and what it checked only on the operations listener", async () => {
     const health = await fetch(`${url}/healthz`);
     expect(health.status).toBe(200);
     const ready = await fetch(`${url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(JSON.stringify(await ready.json())).toMatch(/store/);
+    expect(await ready.json()).toEqual({ ok: true, status: "ready" });
+    expect((await fetch(`${url}/metrics`)).status).toBe(404);
+
+    expect((await fetch(`${opsUrl}/healthz`)).status).toBe(200);
+    const detailed = await fetch(`${opsUrl}/readyz`);
+    expect(detailed.status).toBe(200);
+    expect(await detailed.json()).toMatchObject({
+      ok: true,
+      checks: { store: { ok: true }, queue: { ok: true } },
+    });
+    const metrics = await fetch(`${opsUrl}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain("order_desk_");
   });
 
   it("takes an order from /order to the supplier and threads the supplier's updates", async () => {
@@ -127,7 +152,7 @@ describe("order-desk start", () => {
     expect(transcript).toContain("OPS-1");
     expect((await sandbox.orders()).filter((o) => o.externalDocumentNumber === "OPS-1-1")).toHaveLength(1);
 
-    const metrics = parsePrometheusText(await (await fetch(`${url}/metrics`)).text());
+    const metrics = parsePrometheusText(await (await fetch(`${opsUrl}/metrics`)).text());
     expect(sampleValue(metrics, "order_desk_orders_placed_total", { source: "command" })).toBe(1);
     expect(
       sampleValue(metrics, "order_desk_webhook_events_total", { type: "order.status_changed" }),
@@ -154,8 +179,9 @@ describe("order-desk start", () => {
     expect(lines.length).toBeGreaterThan(3);
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
     const everything = app.stdout() + app.stderr();
-    expect(everything).toContain("Order Desk is running");
-    for (const secret of world.secrets()) {
+    const running = lines.map((l) => JSON.parse(l)).find((l) => l.msg === "Order Desk is running");
+    expect(running).toMatchObject({ supplier: sandbox.url.replace("http://", "http://***@"), opsUrl });
+    for (const secret of [...world.secrets(), URL_PASSWORD]) {
       expect(everything).not.toContain(secret);
     }
     // Personal data is redacted by default.
@@ -182,6 +208,7 @@ describe("order-desk start", () => {
       ORDER_DESK_CONFIG: join(ROOT, "examples/order-desk.config.yml"),
       ORDER_DESK_DATA_DIR: join(dir, "bad-token"),
       HTTP_PORT: "0",
+      OPS_HTTP_PORT: "0",
       SLACK_MODE: "http",
       SLACK_BOT_TOKEN: "xoxb-bogus",
       SLACK_SIGNING_SECRET: world.signingSecret,

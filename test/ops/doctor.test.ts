@@ -243,6 +243,29 @@ describe("order-desk doctor against broken set-ups", () => {
     });
   });
 
+  it("never shows a user name or password written into SUPPLIER_BASE_URL, reachable or not", async () => {
+    const password = "Sup3r-s3cret-pw";
+    const withCredentials = (url: string) => url.replace("http://", `http://odbasic:${password}@`);
+    const reachable = await doctor({
+      SUPPLIER_BASE_URL: withCredentials(supplier.url),
+      SUPPLIER_API_KEY_SECRET_ID: "order-desk/live",
+    });
+    const shown = supplier.url.replace("http://", "http://***@");
+    expect(reachable.results.get("supplier")?.detail).toMatch(
+      new RegExp(`^${shown.replace(/[.*]/g, "\\$&")} answered HTTP 404`),
+    );
+    expect(reachable.results.get("api-key-environment")?.detail).toContain(`(${shown})`);
+    const down = `http://127.0.0.1:${await closedPort()}/api`;
+    const unreachable = await doctor({ SUPPLIER_BASE_URL: withCredentials(down) });
+    expect(unreachable.results.get("supplier")?.detail).toMatch(
+      /^cannot reach http:\/\/\*\*\*@127\.0\.0\.1:/,
+    );
+    for (const out of [reachable.out, unreachable.out]) {
+      expect(out).not.toContain(password);
+      expect(out).not.toContain("odbasic");
+    }
+  });
+
   it("fails when the key is a live key and SUPPLIER_ENVIRONMENT is test", async () => {
     const { code, results } = await doctor({ SUPPLIER_API_KEY_SECRET_ID: "order-desk/live" });
     expect(code).toBe(1);

@@ -57,6 +57,21 @@ describe("customer config", () => {
     for (const bad of ["abc-123", "ABC-", "#", "123", "ABC-0"]) expect(ticket.test(bad)).toBe(false);
   });
 
+  it("leaves Workflow Builder orders off unless a profile says allowWorkflows: true, and refuses anything but a boolean", async () => {
+    expect(parseCustomerConfig(MINIMAL).profiles[0]?.allowWorkflows).toBe(false);
+    const example = await loadCustomerConfig(EXAMPLE);
+    expect(example.profiles.map((p) => [p.name, p.allowWorkflows])).toEqual([
+      ["Acme EU", true],
+      ["Acme US", false],
+    ]);
+    expect(problems(`${MINIMAL}    allowWorkflows: "yes"\n`)).toEqual([
+      "profiles[0].allowWorkflows: must be true or false",
+    ]);
+    expect(problems(`${MINIMAL}    allowWorkflow: true\n`)).toEqual([
+      expect.stringMatching(/^profiles\[0\]: unknown key\(s\) "allowWorkflow"/),
+    ]);
+  });
+
   it("lists every problem with its path, unknown keys included", () => {
     const list = problems(`
 adminChannel: general

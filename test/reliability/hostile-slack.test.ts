@@ -7,12 +7,15 @@
  * - Slack's request signature: bad or missing signature, old or future timestamp → refused before any handler
  *   runs (no Slack call made, nothing stored);
  * - a user the profile does not allow cannot place an order by any path: modal, message shortcut, the
- *   "Fix and resubmit" button, a crafted `private_metadata`.
+ *   "Fix and resubmit" button, a crafted `private_metadata`;
+ * - a forged `private_metadata` (edited, unsealed, or sealed for another user) is refused whoever sends it, and a
+ *   workflow cannot order with a profile that does not allow workflows.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTION, CALLBACK } from "../../src/slack/blocks/ids.ts";
+import { createMetadataSeal } from "../../src/slack/metadata.ts";
 import { type FakeView, runWorkflowStep, SlackUser } from "../../tools/fake-slack/index.ts";
 import { type SlackRequests, signSlackRequest } from "../../tools/slack-requests.ts";
 import { type InProcessDesk, startInProcessDesk, watchForCrashes } from "./harness/in-process.ts";
@@ -102,6 +105,18 @@ function ownObject(target: Record<string, unknown>, key: string): Record<string,
 
 function clone<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** The JSON part of sealed `private_metadata` (`<mac>.<json>`): what anyone holding the view can read. */
+function metaOf(privateMetadata: unknown): Json {
+  const text = String(privateMetadata);
+  return JSON.parse(text.slice(text.indexOf(".") + 1)) as Json;
+}
+
+/** Edited JSON behind the MAC that sealed the original. */
+function keepMac(privateMetadata: unknown, json: Json): string {
+  const text = String(privateMetadata);
+  return `${text.slice(0, text.indexOf("."))}.${JSON.stringify(json)}`;
 }
 
 describe("Slack requests under hostile input", () => {
@@ -292,12 +307,16 @@ describe("Slack requests under hostile input", () => {
         expect(res?.outcome.outcome).not.toBe("closed");
       }
       // Alice's own modal, submitted by Oscar; then crafted metadata for every source and profile.
-      const meta = JSON.parse(String(base.private_metadata)) as Json;
+      const meta = metaOf(base.private_metadata);
+      // Sealed with the server's key for Oscar: what a forger could do at best, had they the key.
+      const seal = createMetadataSeal(world.botToken);
       const crafted = [
         base.private_metadata,
         JSON.stringify({ ...meta, src: "shortcut", th: ticket.ts }),
-        JSON.stringify({ ...meta, src: "home", ch: undefined, pf: "Reliability" }),
-        JSON.stringify({ ...meta, ch: RESTRICTED_CHANNEL, pf: "Restricted" }),
+        keepMac(base.private_metadata, { ...meta, src: "home", ch: undefined, pf: "Reliability" }),
+        keepMac(base.private_metadata, { ...meta, ch: RESTRICTED_CHANNEL, pf: "Restricted" }),
+        seal.seal(JSON.stringify({ ...meta, src: "home", ch: undefined, pf: "Reliability" }), OUTSIDER),
+        seal.seal(JSON.stringify({ ...meta, ch: RESTRICTED_CHANNEL, pf: "Restricted" }), OUTSIDER),
       ];
       for (const [i, privateMetadata] of crafted.entries()) {
         const view = {
@@ -351,15 +370,22 @@ describe("Slack requests under hostile input", () => {
         const res = await oscar.submit(reopened.id).catch(() => null);
         expect(res?.outcome.outcome).not.toBe("closed");
       }
-      const meta = { ...(JSON.parse(String(base.private_metadata)) as Json), o: order.id };
-      const forged = {
-        ...clone(base),
-        id: "VOSCRESUB",
-        root_view_id: "VOSCRESUB",
-        private_metadata: JSON.stringify(meta),
-      };
-      const res = await requests.viewSubmission({ userId: OUTSIDER, view: forged, triggerId: "1.2.3" });
-      expect(res.text).not.toBe("");
+      const meta = { ...metaOf(base.private_metadata), o: order.id };
+      const seal = createMetadataSeal(world.botToken);
+      for (const [i, privateMetadata] of [
+        JSON.stringify(meta),
+        keepMac(base.private_metadata, meta),
+        seal.seal(JSON.stringify(meta), OUTSIDER),
+      ].entries()) {
+        const forged = {
+          ...clone(base),
+          id: `VOSCRESUB${i}`,
+          root_view_id: `VOSCRESUB${i}`,
+          private_metadata: privateMetadata,
+        };
+        const res = await requests.viewSubmission({ userId: OUTSIDER, view: forged, triggerId: "1.2.3" });
+        expect(res.text, `forged resubmission ${i} was accepted`).not.toBe("");
+      }
       const { rows } = await app.desk.store.query("SELECT status, requested_by FROM orders WHERE id = $1", [
         order.id,
       ]);
@@ -385,6 +411,47 @@ describe("Slack requests under hostile input", () => {
       expect(await ordersBy(OUTSIDER)).toBe(0);
     });
   });
+  it("takes no workflow order for a profile that does not allow workflows, whatever the inputs name", async () => {
+    const inputs: Json = {
+      ticket_id: "WFR-1",
+      first_name: "Nina",
+      last_name: "Newhire",
+      email: "nina.newhire@example.com",
+      phone: "+31 6 1234 5678",
+      delivery_at: "Home",
+      address1: "Keizersgracht 1",
+      city: "Amsterdam",
+      zip: "1015 CJ",
+      country: "NL",
+      items: "Desk refresh",
+    };
+    // "Restricted" has no allowWorkflows; its channel alone, the profile by name, or the profile in another channel.
+    for (const extra of [
+      { channel: RESTRICTED_CHANNEL },
+      { channel: RESTRICTED_CHANNEL, profile: "Restricted" },
+      { channel: WORKFLOW_CHANNEL, profile: "Restricted" },
+    ]) {
+      const run = await runWorkflowStep(world.fake, requests, {
+        callbackId: "place_order",
+        inputs: { ...inputs, ...extra },
+      });
+      figures.inputsTried++;
+      expect(run.response.status).toBe(200);
+      const execution = await world.fake.waitFor(
+        () => {
+          const e = world.fake.execution(run.functionExecutionId);
+          return e && e.status !== "running" ? e : undefined;
+        },
+        { timeoutMs: 10_000, what: `the step for ${JSON.stringify(extra)} to end` },
+      );
+      expect(execution.status, JSON.stringify(extra)).toBe("failed");
+      expect(execution.error).toMatch(
+        /"Restricted" does not allow Workflow Builder orders.*allowWorkflows: true/,
+      );
+      expect(await ordersWithKey(`function:${run.functionExecutionId}`)).toBe(0);
+    }
+  });
+
   it(`answers ${RUNS} fuzzed modal submissions with a closed modal or inline errors, storing only allowed, valid orders`, async () => {
     const crashes = watchForCrashes();
     const failures = new Map<string, { count: number; example: string }>();
@@ -397,7 +464,8 @@ describe("Slack requests under hostile input", () => {
     const blockIds = new Set(((base.blocks as Json[]) ?? []).map((b) => String(b.block_id)));
     const accepted = new Set<string>();
     const refused: string[] = [];
-    const meta = JSON.parse(String(base.private_metadata)) as Json;
+    const meta = metaOf(base.private_metadata);
+    const seal = createMetadataSeal(world.botToken);
     const { rows: someOrder } = await app.desk.store.query("SELECT id FROM orders LIMIT 1");
 
     const metadata = fc.oneof(
@@ -413,13 +481,19 @@ describe("Slack requests under hostile input", () => {
             pf: fc.constantFrom(undefined, "Reliability", "Restricted", "Nope", "__proto__"),
             o: fc.constantFrom(undefined, someOrder[0]?.id ?? "order-x", "../../etc/passwd"),
             th: fc.constantFrom(undefined, "1700000000.000100", "abc"),
+            // Unsealed (a forgery), behind the base view's MAC (an edit), or sealed with the server's key for
+            // the agent (as if the server had opened it: reaches the rules) or for the outsider.
+            as: fc.constantFrom("unsealed", "edited", AGENT, OUTSIDER),
           })
-          .map((m) =>
-            JSON.stringify({
+          .map(({ as, ...m }) => {
+            const json = {
               ...meta,
               ...Object.fromEntries(Object.entries(m).filter(([, v]) => v !== undefined)),
-            }),
-          ),
+            };
+            if (as === "unsealed") return JSON.stringify(json);
+            if (as === "edited") return keepMac(base.private_metadata, json);
+            return seal.seal(JSON.stringify(json), as);
+          }),
       },
       {
         weight: 1,

@@ -23,6 +23,8 @@ function order(overrides: Partial<Order> = {}, lines = 1): Order {
     correlationId: null,
     customerReference: "ABC-1",
     requestedBy: "U0AGENT01",
+    resubmittedBy: null,
+    resubmittedAt: null,
     source: "command",
     idempotencyKey: null,
     slackTeamId: null,

@@ -2,6 +2,8 @@
  * The supplier refuses an order for a reason our copy of its rules does not know (a scripted supplier on real
  * HTTP answers VALIDATION_FAILED once, then accepts): the message explains it in plain words, "Fix and resubmit"
  * reopens the modal with the values sent and the objection under its field, and the corrected order is placed.
+ * Only the requester sees the recipient's contact and address in that form; a colleague who resubmits is recorded
+ * and shown on the message.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { STATUS_LINE_BLOCK_ID } from "../../src/slack/blocks/updates/status-line.ts";
@@ -119,7 +121,7 @@ it("shows the supplier's objections on the message and on the reopened form, and
   expect(answer.body).toMatchObject({ response_type: "ephemeral", replace_original: false });
 });
 
-it("tells someone not allowed to order with the profile that they cannot resubmit, and who can, without opening the form", async () => {
+it("refuses someone the profile does not allow; a colleague who may order resubmits without seeing the recipient's contact, and is named on the message", async () => {
   const { triggerId } = await h.agent.runCommand({ channel: HELPDESK, command: "/order", text: "FIX-2" });
   await h.agent.submit((await h.agent.openedModal(triggerId)).id, {
     ...VALID_FORM,
@@ -158,7 +160,8 @@ it("tells someone not allowed to order with the profile that they cannot resubmi
   expect(h.fake.views({ openedWithTrigger: click.triggerId })).toEqual([]);
   expect(h.fake.calls("views.open").filter((c) => c.args.trigger_id === click.triggerId)).toEqual([]);
 
-  // A member of an allowed user group may: the form opens for them, with the values that were sent.
+  // A member of an allowed user group may: the form opens for them, with the order's lines and ticket but
+  // without the recipient's contact and address, which only the requester sees.
   const manager = h.user(MANAGER);
   const allowed = await manager.clickInMessage({
     channel: HELPDESK,
@@ -167,4 +170,48 @@ it("tells someone not allowed to order with the profile that they cannot resubmi
   });
   const fix = await manager.openedModal(allowed.triggerId);
   expect(fix.definition.title).toMatchObject({ text: "Fix order" });
+  const shownTo = (blocks: unknown) =>
+    Object.fromEntries(
+      (blocks as { block_id?: string; element?: { initial_value?: string } }[]).map((b) => [
+        b.block_id,
+        b.element?.initial_value,
+      ]),
+    );
+  const values = shownTo(fix.definition.blocks);
+  for (const field of ["first_name", "last_name", "email", "phone", "address1", "city", "zip"]) {
+    expect(values[field], field).toBeUndefined();
+  }
+  expect(values.ticket).toBe("FIX-2");
+  const form = JSON.stringify(fix.definition.blocks);
+  for (const personal of ["Nina", "Newhire", "nina@example.com", "555 0101", "Keizersgracht", "1015 CJ"]) {
+    expect(form).not.toContain(personal);
+  }
+  expect(form).toContain(
+    `Only <@${AGENT}>, who asked for this order, sees its recipient's contact and address`,
+  );
+
+  // Submitting it as it is asks for them; typed anew (another address), the order is resubmitted and placed.
+  const blank = await manager.submit(fix.id);
+  expect(blank.outcome.outcome).not.toBe("closed");
+  const resubmitted = await manager.submit(fix.id, {
+    first_name: "Nina",
+    last_name: "Newhire",
+    email: "nina@example.com",
+    phone: "+31 6 1234 5678",
+    address1: "Prinsengracht 263",
+    city: "Amsterdam",
+    zip: "1016 GV",
+  });
+  expect(resubmitted.outcome.outcome).toBe("closed");
+  const placed = await h.waitForOrder((o) => o.id === rejected.id && o.status === "received", "FIX-2 placed");
+  expect(placed).toMatchObject({ requestedBy: AGENT, resubmittedBy: MANAGER });
+  expect(placed.resubmittedAt).toBeInstanceOf(Date);
+  expect(placed.request.shipping.address1).toBe("Prinsengracht 263");
+
+  // The order's message says who asked and who resubmitted it.
+  const shown = await h.fake.waitFor(() => {
+    const latest = h.fake.message(HELPDESK, message.ts)?.versions.at(-1);
+    return latest && texts(latest.blocks).includes("resubmitted by") ? latest : undefined;
+  });
+  expect(texts(shown.blocks)).toContain(`requested by <@${AGENT}> · resubmitted by <@${MANAGER}>`);
 });

@@ -156,16 +156,26 @@ describe.each(TEST_BACKENDS)("orders repository on %s", (backend) => {
     expect(rejected?.lastError).toMatchObject({ kind: "rejected", code: "VALIDATION_FAILED" });
 
     const fixed = request(`${order.externalDocumentNumber}-2`);
-    const resubmitted = await resetForResubmit(store, order.id, { request: fixed, draft: { fixed: true } });
+    expect(rejected).toMatchObject({ resubmittedBy: null, resubmittedAt: null });
+    const resubmitted = await resetForResubmit(store, order.id, {
+      resubmittedBy: "U0COLLEAGUE",
+      request: fixed,
+      draft: { fixed: true },
+    });
     expect(resubmitted).toMatchObject({
       status: "queued",
       lastError: null,
       externalDocumentNumber: fixed.externalDocumentNumber,
       draft: { fixed: true },
+      requestedBy: order.requestedBy,
+      resubmittedBy: "U0COLLEAGUE",
     });
+    expect(resubmitted?.resubmittedAt).toBeInstanceOf(Date);
     expect(resubmitted?.request).toEqual(fixed);
     // Only a failed order can be resubmitted.
-    expect(await resetForResubmit(store, order.id, { request: fixed })).toBeNull();
+    expect(
+      await resetForResubmit(store, order.id, { resubmittedBy: "U0COLLEAGUE", request: fixed }),
+    ).toBeNull();
   });
 
   it("marks a placement that gave up as failed, but never a placed order", async () => {

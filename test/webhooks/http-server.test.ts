@@ -1,13 +1,18 @@
 import { Agent, request as httpRequest } from "node:http";
+import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { healthRoutes } from "../../src/http/health.ts";
+import { createReadiness, healthRoutes } from "../../src/http/health.ts";
 import { sendJson } from "../../src/http/json.ts";
 import { type HttpServer, RouteConflictError, startHttpServer } from "../../src/http/server.ts";
 
 let server: HttpServer | null = null;
+/** A second listener (the operations one) when a test needs it. */
+let ops: HttpServer | null = null;
 afterEach(async () => {
   await server?.close({ graceMs: 1000 });
+  await ops?.close({ graceMs: 1000 });
   server = null;
+  ops = null;
 });
 
 describe("the app's HTTP server", () => {
@@ -70,24 +75,38 @@ describe("the app's HTTP server", () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
-  it("reports readiness from the injected checks, with a timeout per check", async () => {
+  it("reports readiness from the injected checks: the status publicly, each check's result on the operations listener", async () => {
     let storeUp = true;
-    server = await startHttpServer({
+    const logged: string[] = [];
+    const readiness = createReadiness({
+      timeoutMs: 200,
+      checks: {
+        store: async () => {
+          if (storeUp) return;
+          // What pg says when the database is down: its address, which readiness output must not show.
+          throw Object.assign(
+            new Error("connect ECONNREFUSED 10.1.2.3:5432 (postgres://od@db.internal/od)"),
+            {
+              code: "ECONNREFUSED",
+            },
+          );
+        },
+        queue: async () => {
+          if (!storeUp) throw new Error("relation pgboss.job at db.internal does not exist");
+        },
+      },
+      logger: pino({ level: "info" }, { write: (line: string) => void logged.push(line) }),
+    });
+    server = await startHttpServer({ host: "127.0.0.1", port: 0, routes: healthRoutes(readiness) });
+    ops = await startHttpServer({
       host: "127.0.0.1",
       port: 0,
-      routes: healthRoutes({
-        timeoutMs: 200,
-        checks: {
-          store: async () => {
-            if (!storeUp) throw new Error("connection refused");
-          },
-          queue: async () => {},
-        },
-      }),
+      routes: healthRoutes(readiness, { details: true }),
     });
     const healthy = await fetch(`${server.url}/readyz`);
     expect(healthy.status).toBe(200);
-    expect(await healthy.json()).toMatchObject({
+    expect(await healthy.json()).toEqual({ ok: true, status: "ready" });
+    expect(await (await fetch(`${ops.url}/readyz`)).json()).toMatchObject({
       ok: true,
       checks: { store: { ok: true }, queue: { ok: true } },
     });
@@ -95,11 +114,26 @@ describe("the app's HTTP server", () => {
     storeUp = false;
     const down = await fetch(`${server.url}/readyz`);
     expect(down.status).toBe(503);
-    expect(await down.json()).toMatchObject({
+    expect(await down.json()).toEqual({ ok: false, status: "not_ready" });
+    const detailed = await fetch(`${ops.url}/readyz`);
+    expect(detailed.status).toBe(503);
+    const body = await detailed.text();
+    expect(JSON.parse(body)).toMatchObject({
       ok: false,
       status: "not_ready",
-      checks: { store: { ok: false, error: "connection refused" }, queue: { ok: true } },
+      checks: {
+        store: { ok: false, error: "ECONNREFUSED" },
+        queue: { ok: false, error: "failed (see the log)" },
+      },
     });
+    expect(body).not.toMatch(/10\.1\.2\.3|db\.internal|postgres:/);
+    // The message is for the operator's log, once per outage however often the probe asks.
+    await fetch(`${ops.url}/readyz`);
+    expect(logged.filter((l) => l.includes("readiness check failing"))).toHaveLength(2);
+    expect(logged.join("")).toContain("10.1.2.3:5432");
+    storeUp = true;
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    expect(logged.filter((l) => l.includes("readiness check passing again"))).toHaveLength(2);
     // Liveness does not depend on the store: a database outage must not get the process restarted.
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
@@ -108,7 +142,10 @@ describe("the app's HTTP server", () => {
     server = await startHttpServer({
       host: "127.0.0.1",
       port: 0,
-      routes: healthRoutes({ timeoutMs: 50, checks: { store: () => new Promise(() => {}) } }),
+      routes: healthRoutes(
+        { timeoutMs: 50, checks: { store: () => new Promise(() => {}) } },
+        { details: true },
+      ),
     });
     const res = await fetch(`${server.url}/readyz`);
     expect(res.status).toBe(503);

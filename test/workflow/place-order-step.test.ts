@@ -122,6 +122,39 @@ describe("Place IT order (workflow step)", () => {
     expect(await h.orderFor(step.functionExecutionId)).toBeNull();
   });
 
+  it("refuses a profile that does not allow workflows, saying how to allow them, before checking any input", async () => {
+    const lookups = () =>
+      h.fake.calls("conversations.info").filter((c) => c.args.channel === "C0HELPDESK").length;
+    const before = lookups();
+    const step = await runWorkflowStep(h.fake, h.requests, {
+      callbackId: "place_order",
+      // Acme US (example customer file) has no allowWorkflows; its allowedUsers do not apply to a workflow.
+      inputs: { ...onboardingInputs("ONB-106"), profile: "Acme US", channel: "C0HELPDESK", email: "bad" },
+    });
+    const execution = await ended(step.functionExecutionId);
+    expect(execution.status).toBe("failed");
+    expect(execution.error).toBe(
+      'Place IT order is not allowed here: the ordering profile "Acme US" does not allow Workflow Builder orders. ' +
+        "An Order Desk admin can allow them by setting allowWorkflows: true on that profile in order-desk.config.yml " +
+        "and restarting Order Desk (see docs/configuration.md); until then, order with /order.",
+    );
+    expect(h.fake.calls("functions.completeError").at(-1)?.args).toMatchObject({
+      function_execution_id: step.functionExecutionId,
+    });
+    expect(await h.orderFor(step.functionExecutionId)).toBeNull();
+    expect(await supplierOrders("ONB-106")).toEqual([]);
+    expect(lookups()).toBe(before);
+
+    // The same channel without a profile input resolves to two profiles: still nothing ordered with Acme US.
+    const unnamed = await runWorkflowStep(h.fake, h.requests, {
+      callbackId: "place_order",
+      inputs: { ...onboardingInputs("ONB-107"), channel: "C0HELPDESK" },
+    });
+    expect((await ended(unnamed.functionExecutionId)).error).toMatch(
+      /\(profile\): channel C0HELPDESK has several/,
+    );
+  });
+
   it("places one order when Slack re-delivers the same function_executed event", async () => {
     const step = await runWorkflowStep(h.fake, h.requests, {
       callbackId: "place_order",

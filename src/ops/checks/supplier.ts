@@ -4,6 +4,7 @@
  * routing work. It never calls `POST /orders/create`, so the doctor cannot place an order.
  */
 import { Agent, type Dispatcher, request } from "undici";
+import { redactUrl } from "../../redact-url.ts";
 import type { SupplierEnvironment } from "../../supplier/keys.ts";
 import { type CheckOutcome, describeError, fail, ok } from "../check.ts";
 
@@ -36,6 +37,7 @@ export async function checkSupplierReachable(options: SupplierReachableOptions):
     ? null
     : new Agent({ connect: { timeout: options.timeoutMs }, keepAliveTimeout: 1, pipelining: 0 });
   const dispatcher = options.dispatcher ?? own!;
+  const shown = redactUrl(options.baseUrl);
   const started = now();
   try {
     const response = await request(options.baseUrl, {
@@ -48,14 +50,14 @@ export async function checkSupplierReachable(options: SupplierReachableOptions):
     });
     await response.body.dump();
     return ok(
-      `${options.baseUrl} answered HTTP ${response.statusCode} in ${now() - started} ms (reachable; no order placed)`,
+      `${shown} answered HTTP ${response.statusCode} in ${now() - started} ms (reachable; no order placed)`,
     );
   } catch (error) {
     const code = (error as { code?: unknown; cause?: { code?: unknown } }).code;
     const causeCode = (error as { cause?: { code?: unknown } }).cause?.code;
     const known = [code, causeCode].find((c): c is string => typeof c === "string" && c in HINTS);
     const why = known ? `${HINTS[known]} (${known})` : describeError(error);
-    return fail(`cannot reach ${options.baseUrl}: ${why}. Check SUPPLIER_BASE_URL and the network path.`);
+    return fail(`cannot reach ${shown}: ${why}. Check SUPPLIER_BASE_URL and the network path.`);
   } finally {
     await own?.destroy();
   }
@@ -71,7 +73,8 @@ export interface KeyEnvironmentOptions {
 }
 
 export function checkKeyEnvironment(options: KeyEnvironmentOptions): CheckOutcome {
-  const { keyEnvironment, redactedKey, target, baseUrl } = options;
+  const { keyEnvironment, redactedKey, target } = options;
+  const baseUrl = redactUrl(options.baseUrl);
   if (keyEnvironment === target) {
     return ok(`${redactedKey} is a ${keyEnvironment} key and SUPPLIER_ENVIRONMENT=${target} (${baseUrl})`);
   }

@@ -29,6 +29,11 @@ export function forbiddenMessage(message: string): string {
   return `Place IT order is not allowed here: ${message}`;
 }
 
+/** The profile has not opted in to Workflow Builder orders (`allowWorkflows`, docs/configuration.md). */
+export function workflowsNotAllowedMessage(profileName: string): string {
+  return `the ordering profile "${profileName}" does not allow Workflow Builder orders. An Order Desk admin can allow them by setting allowWorkflows: true on that profile in order-desk.config.yml and restarting Order Desk (see docs/configuration.md); until then, order with /order.`;
+}
+
 export function internalErrorMessage(): string {
   return "Order Desk could not store this order because of an internal error; nothing was ordered. Run the workflow again in a few minutes; if it keeps failing, ask your Order Desk admin to check its logs.";
 }

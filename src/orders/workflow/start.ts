@@ -4,9 +4,11 @@
  * step's context (execution id, deadline) is stored with the order, and a deadline job is enqueued in the same
  * transaction, so a workflow is answered at its deadline even if the process restarts meanwhile.
  *
- * Who may order: a workflow has no person typing, so the profile's allowed users and groups do not apply. The
- * order is allowed in the channels of its profile (the same channel rule as `/order`); who may add the step to a
- * workflow is Slack's function access setting (docs/workflows.md).
+ * Who may order: a workflow has no person typing, and Slack's `function_executed` event names neither the person
+ * who ran the workflow nor its author, so the profile's allowed users and groups cannot apply. A workflow may
+ * therefore order only with a profile that opted in (`allowWorkflows: true` in the customer file), and only in
+ * that profile's channels (the same channel rule as `/order`); who may add the step to a workflow is Slack's
+ * function access setting (docs/workflows.md).
  */
 import { type Logger, pino } from "pino";
 import type { Customer } from "../../config/catalog.ts";
@@ -26,7 +28,7 @@ import {
 } from "../workflow-inputs.ts";
 import type { WorkflowContext } from "./context.ts";
 import { deadlineJob } from "./deadline-job.ts";
-import { forbiddenMessage, invalidInputsMessage } from "./messages.ts";
+import { forbiddenMessage, invalidInputsMessage, workflowsNotAllowedMessage } from "./messages.ts";
 
 export interface WorkflowStartDeps {
   store: Store;
@@ -65,11 +67,33 @@ export function findWorkflowOrder(store: Store, functionExecutionId: string): Pr
   return getOrderByIdempotencyKey(store, workflowIdempotencyKey(functionExecutionId));
 }
 
-/** The channel rule of `submitOrder` is the workflow's authorisation; see the file comment. */
-const channelScopedAuthorizer: Authorizer = {
-  check: async () => ({ allowed: true }),
-  isListed: () => true,
+/** A workflow may order with a profile that allows workflows, in that profile's channels; see the file comment. */
+export const workflowAuthorizer: Authorizer = {
+  check: async (profile) =>
+    profile.allowWorkflows
+      ? { allowed: true }
+      : {
+          allowed: false,
+          reason: "workflows_not_allowed",
+          message: workflowsNotAllowedMessage(profile.name),
+        },
+  isListed: (profile) => profile.allowWorkflows,
 };
+
+function refusalFor(customer: Customer, profileName: string): string | null {
+  const profile = customer.profile(profileName);
+  return profile && !profile.allowWorkflows
+    ? forbiddenMessage(workflowsNotAllowedMessage(profile.name))
+    : null;
+}
+
+/**
+ * The step's error when its inputs lead to a profile that does not allow workflows, else null: lets the listener
+ * refuse before it asks Slack anything about the channel. `startWorkflowOrder` checks again.
+ */
+export function workflowRefusal(customer: Customer, inputs: WorkflowInputs): string | null {
+  return refusalFor(customer, draftFromWorkflowInputs(inputs, customer).draft.profile);
+}
 
 /**
  * The inputs could not all be read (an unknown profile, "Garden" for Office/Home, an unreadable item): the modal's
@@ -97,6 +121,15 @@ export async function startWorkflowOrder(
     functionExecutionId: execution.functionExecutionId,
   });
   const parsed = draftFromWorkflowInputs(execution.inputs, deps.customer);
+  // "Not allowed" before any list of bad inputs: fixing them would be wasted effort.
+  const refusal = refusalFor(deps.customer, parsed.draft.profile);
+  if (refusal) {
+    logger.info(
+      { profile: parsed.draft.profile },
+      "workflow step refused: the profile does not allow workflows",
+    );
+    return { status: "forbidden", message: refusal };
+  }
   if (!parsed.ok) {
     const problems = [
       ...parsed.problems,
@@ -136,7 +169,7 @@ export async function startWorkflowOrder(
       store: deps.store,
       jobs,
       customer: deps.customer,
-      authorizer: channelScopedAuthorizer,
+      authorizer: workflowAuthorizer,
       now: () => startedAt,
       ...(deps.newOrderId ? { newOrderId: deps.newOrderId } : {}),
       logger,

@@ -201,9 +201,12 @@ export function orderMessage(order: Order, options: OrderMessageOptions): OrderM
   const forWhom = recipientUserId(order);
   // A workflow order's requester is the bot itself: say where it came from instead.
   const by =
-    order.source === "workflow"
+    (order.source === "workflow"
       ? "placed by a workflow (Place IT order)"
-      : `requested by <@${order.requestedBy}>`;
+      : `requested by <@${order.requestedBy}>`) +
+    (order.resubmittedBy && order.resubmittedBy !== order.requestedBy
+      ? ` · resubmitted by <@${order.resubmittedBy}>`
+      : "");
   blocks.push({
     type: "section",
     text: mrkdwn(`${headline}${forWhom ? ` for <@${forWhom}>` : ""} · ${esc(order.profile)} · ${by}`),

@@ -6,71 +6,11 @@
 import type { OrderStatus } from "../../supplier/events.ts";
 import { ORDER_STATES, statusRank } from "../../supplier/events.ts";
 import type { CreateOrderRequest } from "../../supplier/schema.ts";
-import type { Queryable, Row } from "../db.ts";
+import type { Queryable } from "../db.ts";
+import { mapOrder, type NewOrder, type Order, type OriginMessage } from "./order-row.ts";
 
-export type OrderSource = "command" | "shortcut" | "workflow" | "cli";
-
-export type JsonObject = Record<string, unknown>;
-
-export interface Order {
-  id: string;
-  profile: string;
-  externalDocumentNumber: string;
-  correlationId: string | null;
-  /** The ticket id, sent as `customerReference`. */
-  customerReference: string | null;
-  /** Slack user id of whoever asked (or the workflow's user). */
-  requestedBy: string;
-  source: OrderSource;
-  idempotencyKey: string | null;
-  slackTeamId: string | null;
-  slackChannelId: string | null;
-  slackMessageTs: string | null;
-  slackThreadTs: string | null;
-  /** Set before the order's message is posted: while `slackMessageTs` is null, Slack may already show it. */
-  messageAttemptedAt: Date | null;
-  status: OrderStatus;
-  statusAt: Date;
-  /** `occurredAt` of the supplier event that set the status; `null` while the status is one of our own. */
-  statusOccurredAt: Date | null;
-  lastError: JsonObject | null;
-  /** The request as sent (or as it will be sent) to the supplier. */
-  request: CreateOrderRequest;
-  /** The form values, kept for "Fix and resubmit". */
-  draft: JsonObject | null;
-  /** Workflow Builder step context (function execution id…) when the order came from a workflow. */
-  workflow: JsonObject | null;
-  tracking: JsonObject | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export interface NewOrder {
-  id: string;
-  profile: string;
-  externalDocumentNumber: string;
-  customerReference?: string | null | undefined;
-  requestedBy: string;
-  source: OrderSource;
-  /** Same key twice (a double-clicked submit) → one order. */
-  idempotencyKey?: string | null | undefined;
-  slackTeamId?: string | null | undefined;
-  slackChannelId?: string | null | undefined;
-  slackMessageTs?: string | null | undefined;
-  slackThreadTs?: string | null | undefined;
-  /** Default `queued`. */
-  status?: OrderStatus | undefined;
-  request: CreateOrderRequest;
-  draft?: object | null | undefined;
-  workflow?: object | null | undefined;
-}
-
-export interface OriginMessage {
-  teamId?: string | null | undefined;
-  channelId: string;
-  messageTs: string;
-  threadTs?: string | null | undefined;
-}
+export type { JsonObject, NewOrder, Order, OrderSource, OriginMessage } from "./order-row.ts";
+export { mapOrder } from "./order-row.ts";
 
 /** Statuses ordered by `statusRank`, handed to SQL so the "only forward" rule runs in one statement. */
 const RANKED_STATES: string[] = [...ORDER_STATES].sort((a, b) => statusRank(a) - statusRank(b));
@@ -80,34 +20,6 @@ const LOCAL_STATES = ["queued", "placing", "failed"];
 
 function json(value: object | null | undefined): string | null {
   return value == null ? null : JSON.stringify(value);
-}
-
-export function mapOrder(row: Row): Order {
-  return {
-    id: row.id,
-    profile: row.profile,
-    externalDocumentNumber: row.external_document_number,
-    correlationId: row.correlation_id,
-    customerReference: row.customer_reference,
-    requestedBy: row.requested_by,
-    source: row.source,
-    idempotencyKey: row.idempotency_key,
-    slackTeamId: row.slack_team_id,
-    slackChannelId: row.slack_channel_id,
-    slackMessageTs: row.slack_message_ts,
-    slackThreadTs: row.slack_thread_ts,
-    messageAttemptedAt: row.message_attempted_at,
-    status: row.status,
-    statusAt: row.status_at,
-    statusOccurredAt: row.status_occurred_at,
-    lastError: row.last_error,
-    request: row.request,
-    draft: row.draft,
-    workflow: row.workflow,
-    tracking: row.tracking,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
 }
 
 async function one(q: Queryable, text: string, params: unknown[]): Promise<Order | null> {
@@ -348,6 +260,8 @@ export function markRejected(q: Queryable, orderId: string, rejection: Rejection
 }
 
 export interface Resubmission {
+  /** Slack user id of who resubmits (recorded; the requester stays who asked first). */
+  resubmittedBy: string;
   request: CreateOrderRequest;
   draft?: object | null | undefined;
   /** A new document number when the old one cannot be reused (default: the request's). */
@@ -367,13 +281,15 @@ export function resetForResubmit(
     q,
     `UPDATE orders SET request = $2, draft = COALESCE($3, draft),
        external_document_number = COALESCE($4, external_document_number),
-       status = 'queued', status_at = now(), status_occurred_at = NULL, last_error = NULL, updated_at = now()
+       status = 'queued', status_at = now(), status_occurred_at = NULL, last_error = NULL, updated_at = now(),
+       resubmitted_by = $5, resubmitted_at = now()
      WHERE id = $1 AND status = 'failed' AND correlation_id IS NULL RETURNING *`,
     [
       orderId,
       JSON.stringify(resubmission.request),
       json(resubmission.draft),
       resubmission.externalDocumentNumber ?? resubmission.request.externalDocumentNumber ?? null,
+      resubmission.resubmittedBy,
     ],
   );
 }

@@ -40,6 +40,8 @@ export interface HarnessOptions {
   retryLimit?: number;
   /** The notifier's Prometheus counters. */
   metrics?: SlackWorldOptions["metrics"];
+  /** The Slack app's logger (default silent). */
+  logger?: SlackWorldOptions["logger"];
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
@@ -65,6 +67,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       retryLimit: options.retryLimit ?? 3,
     },
     ...(options.metrics && { metrics: options.metrics }),
+    ...(options.logger && { logger: options.logger }),
   });
   const { fake, store, requests } = world;
   const user = (userId: string) => new SlackUser({ fake, requests, userId, timeoutMs: 8000 });

@@ -10,7 +10,7 @@ export function addLine(ctx: SlackContext) {
   return async ({ ack, body, client }: SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs) => {
     await ack();
     if (!body.view) return;
-    await updateOrderModal(ctx, client, body.view, (form, meta) => {
+    await updateOrderModal(ctx, client, body.user.id, body.view, (form, meta) => {
       if (form.lineKeys.length >= MAX_MODAL_LINES) {
         return {
           form,

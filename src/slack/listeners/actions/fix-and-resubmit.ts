@@ -64,7 +64,7 @@ export function fixAndResubmit(ctx: SlackContext) {
       );
       return;
     }
-    const view = canResubmit(order) ? resubmitModal(ctx, order) : null;
+    const view = canResubmit(order) ? resubmitModal(ctx, order, body.user.id) : null;
     if (!view) {
       await say(
         "This order can no longer be resubmitted (it was placed or resubmitted meanwhile). Use /order for a new one.",

@@ -14,7 +14,7 @@ export function homePlaceOrder(ctx: SlackContext) {
     const profiles = ctx.customer.config.profiles;
     const opened = await client.views.open({
       trigger_id: body.trigger_id,
-      view: newOrderModal(ctx, { profiles, source: "home", ticket: "" }),
+      view: newOrderModal(ctx, { userId: body.user.id, profiles, source: "home", ticket: "" }),
     });
     try {
       await replaceIfNotAllowed(ctx, client, opened.view, profiles, body.user.id);

@@ -19,6 +19,7 @@ export function orderCommand(ctx: SlackContext) {
     }
     await ack();
     const view = newOrderModal(ctx, {
+      userId: command.user_id,
       profiles,
       source: "command",
       channelId: command.channel_id,

@@ -12,6 +12,7 @@ import {
   startWorkflowOrder,
   type WorkflowStart,
   type WorkflowStartDeps,
+  workflowRefusal,
 } from "../../../orders/workflow/start.ts";
 import type { WorkflowInputs } from "../../../orders/workflow-inputs.ts";
 import { slackErrorCode } from "../../web-errors.ts";
@@ -77,7 +78,13 @@ export function placeOrderFunction(deps: PlaceOrderFunctionDeps) {
       log.info({ orderId: existing.id }, "function_executed re-delivered; the order already exists");
       return;
     }
-    const channelId = event.inputs?.channel;
+    const inputs = (event.inputs ?? {}) as WorkflowInputs;
+    const refusal = workflowRefusal(deps.customer, inputs);
+    if (refusal) {
+      log.info("workflow step refused: its profile does not allow workflows");
+      return failStep(fail, refusal, log);
+    }
+    const channelId = inputs.channel;
     if (typeof channelId === "string" && channelId !== "") {
       const problem = await channelProblem(client, channelId, log);
       if (problem) return failStep(fail, invalidInputsMessage([problem]), log);
@@ -88,7 +95,7 @@ export function placeOrderFunction(deps: PlaceOrderFunctionDeps) {
         functionExecutionId: event.function_execution_id,
         workflowExecutionId: event.workflow_execution_id ?? null,
         callbackId: event.function.callback_id,
-        inputs: (event.inputs ?? {}) as WorkflowInputs,
+        inputs,
         teamId: context.teamId,
         requestedBy: context.botUserId ?? "workflow",
       });

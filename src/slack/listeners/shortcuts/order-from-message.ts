@@ -39,6 +39,7 @@ export function orderFromMessage(ctx: SlackContext) {
     }
     const message = shortcut.message as { ts: string; thread_ts?: string; text?: string };
     const view = newOrderModal(ctx, {
+      userId: shortcut.user.id,
       profiles,
       source: "shortcut",
       channelId,

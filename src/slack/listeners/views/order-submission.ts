@@ -5,8 +5,18 @@ import { FIELD_BLOCK } from "../../blocks/ids.ts";
 import { buildNoticeModal, errorsForBlocks } from "../../blocks/order-modal.ts";
 import type { SlackContext } from "../../context.ts";
 import { compactForm, readOrderForm, type StateValues } from "../../form.ts";
-import { decodeMetadata, InvalidMetadataError, type ModalMetadata } from "../../metadata.ts";
+import { InvalidMetadataError, type ModalMetadata } from "../../metadata.ts";
 import { notAllowedModal } from "../../order-modal-views.ts";
+
+/**
+ * Where a new order's message goes. Only a modal opened from App Home has no channel (its order goes to a DM); any
+ * other must name one. A resubmission keeps its order's channel, whatever the modal says.
+ */
+function originChannel(meta: ModalMetadata): string | null {
+  if (meta.ch || meta.o) return meta.ch ?? null;
+  if (meta.src === "home") return null;
+  throw new InvalidMetadataError("no channel");
+}
 
 /**
  * Submit of the order modal. Everything that decides the answer happens before `ack` (Slack waits up to 3 s):
@@ -21,11 +31,17 @@ export function orderSubmission(ctx: SlackContext) {
     view,
     logger,
   }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs) => {
+    const userId = body.user.id;
     let meta: ModalMetadata;
+    let channelId: string | null;
     try {
-      meta = decodeMetadata(view.private_metadata);
+      // Sealed by us for this user (src/slack/metadata.ts), or refused: the channel, thread and order it names
+      // are where this modal was really opened.
+      meta = ctx.metadata.open(view.private_metadata, userId);
+      channelId = originChannel(meta);
     } catch (error) {
       if (!(error instanceof InvalidMetadataError)) throw error;
+      logger.info(`view ${view.id} refused: ${error.message}`);
       await ack({ response_action: "update", view: buildNoticeModal("Order equipment", error.message) });
       return;
     }
@@ -41,7 +57,6 @@ export function orderSubmission(ctx: SlackContext) {
       await ack({ response_action: "errors", errors: byBlock });
     };
 
-    const userId = body.user.id;
     try {
       const result = meta.o
         ? await resubmitOrder(ctx.orders, meta.o, form.draft, userId)
@@ -51,7 +66,7 @@ export function orderSubmission(ctx: SlackContext) {
             // A double click or a retried request carries the same view id: one order.
             idempotencyKey: `view:${view.root_view_id ?? view.id}`,
             teamId: body.team?.id,
-            channelId: meta.ch,
+            channelId,
             threadTs: meta.th,
           });
       if (result.status === "invalid") return await showErrors(result.errors);
