@@ -28,7 +28,11 @@ const section = (text: string) => ({ type: "section", text: { type: "mrkdwn", te
 
 describe("injections the fake Slack finds", () => {
   it("flags notifying mentions, people not allowed and links to other hosts; lets dates, channels and allowed ones be", () => {
-    const allow = { allowUsers: ["U0AGENT01"], allowUsergroups: ["S0HELP"], allowLinkHosts: ["track.example"] };
+    const allow = {
+      allowUsers: ["U0AGENT01"],
+      allowUsergroups: ["S0HELP"],
+      allowLinkHosts: ["track.example"],
+    };
     expect(
       injectionsIn(
         "<!channel> <!here|here> <!everyone> <!subteam^S0OTHER> <@U0BOSS> <https://phish.example/login|Track> <mailto:a@b.c|mail>",

@@ -28,6 +28,7 @@ import {
   broadcastKind,
   parseStoredEvent,
   renderEventReply,
+  renderShortReply,
 } from "../../slack/blocks/updates/replies.ts";
 import type { Store } from "../../store/db.ts";
 import {
@@ -48,9 +49,15 @@ import {
 } from "../../store/repositories/orders.ts";
 import type { AdminAlert } from "../ports.ts";
 import type { PostUpdateJobData } from "./enqueue.ts";
-import { SlackCallError, SlackDestinationGoneError, SlackRateLimitedError } from "./errors.ts";
+import {
+  SlackCallError,
+  SlackDestinationGoneError,
+  SlackMessageRefusedError,
+  SlackRateLimitedError,
+} from "./errors.ts";
 import { OrderBusyError, OrderLocks } from "./order-lock.ts";
 import { ChannelPacer } from "./pacer.ts";
+import { postReply, type ReplyOutcome } from "./post-reply.ts";
 import type { SlackChat } from "./slack-chat.ts";
 import { foldTracking, readTracking, trackingInfoOf } from "./tracking.ts";
 
@@ -248,11 +255,14 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
           .alertAdmins({
             key: `updates-destination-gone:${order.id}:${error.slackError}`,
             title: `Order ${order.externalDocumentNumber}: updates cannot be posted`,
-            text:
+            text: [
               `${pending.length} supplier update${pending.length === 1 ? "" : "s"} for order ` +
-              `${order.externalDocumentNumber}${order.customerReference ? ` (${order.customerReference})` : ""} ` +
-              `could not be posted in <#${channel}>: ${error.message}. Posting stopped for this order; the ` +
-              "updates are kept and go out with the order's next update once this is fixed.",
+                `${order.externalDocumentNumber}${order.customerReference ? ` (${order.customerReference})` : ""} ` +
+                "could not be posted in ",
+              { channel },
+              `: ${error.message}. Posting stopped for this order; the updates are kept and go out with the ` +
+                "order's next update once this is fixed.",
+            ],
           })
           .then(
             // Only now is it reported: the marks say so, and the order's next run does not alert again.
@@ -326,6 +336,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
       }
       if (
         error instanceof SlackDestinationGoneError ||
+        error instanceof SlackMessageRefusedError ||
         (error instanceof SlackCallError && error.slackError)
       ) {
         // The replies are out; a parent we cannot edit (deleted, channel gone) is logged, not retried forever.
@@ -418,10 +429,11 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
       if ((await listUnpostedForOrder(store, orderId))[0]?.id !== event.id) continue; // an earlier one arrived
 
       const late = newestPosted !== null && event.occurredAt.getTime() < newestPosted;
-      const rendered = renderEventReply(event, { now: now(), timeZone, late });
+      const renderOptions = { now: now(), timeZone, late };
+      const rendered = renderEventReply(event, renderOptions);
       const kind = broadcastKind(parseStoredEvent(event));
       const broadcast = kind !== null && deps.broadcast?.[kind] !== false;
-      let ts: string;
+      let outcome: ReplyOutcome;
       try {
         const earlier = await earlierReply(channel, threadTs, event, logger);
         if (earlier !== null) {
@@ -434,22 +446,31 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
           continue;
         }
         await markPostAttempted(store, event.id);
-        ({ ts } = await slack.postMessage({
-          channel,
-          thread_ts: threadTs,
-          text: rendered.text,
-          blocks: rendered.blocks,
-          ...(broadcast && { reply_broadcast: true }),
-          metadata: {
-            event_type: REPLY_EVENT_TYPE,
-            event_payload: { event_id: event.id, order_id: orderId },
+        outcome = await postReply(
+          { store, slack, now },
+          {
+            eventId: event.id,
+            message: {
+              channel,
+              thread_ts: threadTs,
+              text: rendered.text,
+              blocks: rendered.blocks,
+              ...(broadcast && { reply_broadcast: true }),
+              metadata: {
+                event_type: REPLY_EVENT_TYPE,
+                event_payload: { event_id: event.id, order_id: orderId },
+              },
+            },
+            short: (slackError) => renderShortReply(event, renderOptions, slackError),
           },
-        }));
+          logger,
+        );
       } catch (error) {
         return onSlackError(error, order, queue, logger);
       }
+      if (outcome.kind === "skipped") continue;
       deps.metrics?.slackPosts.inc({ method: "chat.postMessage" });
-      await markPostedHard(event.id, ts, logger);
+      await markPostedHard(event.id, outcome.ts, logger);
       posted++;
       if (!late) newestPosted = event.occurredAt.getTime();
     }
