@@ -149,10 +149,15 @@ export function scrubEmails(text: string, censor = CENSOR): string {
   return copied === 0 ? text : out + text.slice(copied);
 }
 
-/** Secrets (and e-mail addresses unless `personalData`) scrubbed from `text`, cut to `MAX_LOGGED_CHARS` first. */
+/** Secrets (and e-mail addresses unless `personalData`) scrubbed from `text`, whatever its length. */
+export function scrubUncapped(text: string, options: RedactOptions = {}): string {
+  const clean = text.replace(SECRET_VALUE, CENSOR);
+  return options.personalData ? clean : scrubEmails(clean);
+}
+
+/** What the logger writes of a string: cut to `MAX_LOGGED_CHARS` first, then scrubbed (`scrubUncapped`). */
 export function scrubText(text: string, options: RedactOptions = {}): string {
-  const capped = capForLog(text).replace(SECRET_VALUE, CENSOR);
-  return options.personalData ? capped : scrubEmails(capped);
+  return scrubUncapped(capForLog(text), options);
 }
 
 /** Deeper than any object we log on purpose: what lies below is censored rather than walked. */

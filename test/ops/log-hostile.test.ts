@@ -9,7 +9,14 @@ import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { capForLog, createLogger, MAX_LOGGED_CHARS, scrubEmails, scrubText } from "../../src/log.ts";
+import {
+  capForLog,
+  createLogger,
+  MAX_LOGGED_CHARS,
+  scrubEmails,
+  scrubText,
+  scrubUncapped,
+} from "../../src/log.ts";
 
 /** The address pattern the scan replaces, as the reference for what counts as an address. */
 const ADDRESS = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
@@ -60,6 +67,18 @@ describe("the e-mail scan", () => {
     expect(scrubEmails(`${"a".repeat(MB)}@example.com`)).toBe("[redacted]");
     const many = "ab@cd.ef ".repeat(MB / 10);
     expect(scrubEmails(many)).toBe("[redacted] ".repeat(MB / 10));
+  });
+});
+
+describe("the secret patterns", () => {
+  it("scrub a megabyte of near-secrets in one pass, and every real one in it", () => {
+    for (const near of ["xoxb-", "ab_live_", "a1_", "whsec_", "v1,", "xapp-x"]) {
+      const text = `${near} `.repeat(MB / (near.length + 1));
+      expect(scrubUncapped(text, { personalData: true })).toBe(text);
+    }
+    const keys = `${API_KEY} `.repeat(MB / (API_KEY.length + 1));
+    expect(scrubUncapped(keys)).toBe("[redacted] ".repeat(MB / (API_KEY.length + 1)));
+    expect(scrubUncapped(`xoxb-${"a".repeat(MB)}`)).toBe("[redacted]");
   });
 });
 
