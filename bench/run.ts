@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { benchmark as client } from "./benchmarks/client-overhead.ts";
 import { benchmark as footprint } from "./benchmarks/footprint.ts";
+import { benchmark as hostile } from "./benchmarks/hostile.ts";
 import { benchmark as placement } from "./benchmarks/placement.ts";
 import { benchmark as sandbox } from "./benchmarks/sandbox.ts";
 import { benchmark as scaling } from "./benchmarks/scaling.ts";
@@ -44,6 +45,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   placement,
   footprint,
   scaling,
+  hostile,
 ];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -7,8 +7,11 @@
  */
 
 export type Bound =
-  /** Bound on `ours / baseline`. */
-  | { on: "ratio"; op: "<=" | ">="; value: number }
+  /**
+   * Bound on `ours / baseline`; with `plus`, on `ours` against `value × baseline + plus` (in the row's unit), for
+   * a target like "within 2× of the baseline + 20 ms" where a small baseline makes a bare ratio too strict.
+   */
+  | { on: "ratio"; op: "<=" | ">="; value: number; plus?: number }
   /** Bound on `ours` itself, in the row's unit. */
   | { on: "value"; op: "<=" | ">="; value: number };
 
@@ -48,6 +51,12 @@ export function verdictOf(row: Row): Verdict {
   if (row.failed) return "MISS";
   const ratio = ratioOf(row);
   for (const bound of row.bounds) {
+    if (bound.on === "ratio" && bound.plus !== undefined) {
+      if (row.baseline === null || Number.isNaN(row.baseline)) return "MISS";
+      const limit = bound.value * row.baseline + bound.plus;
+      if (!holds(row.ours, { ...bound, value: limit })) return "MISS";
+      continue;
+    }
     const actual = bound.on === "ratio" ? ratio : row.ours;
     if (actual === null || Number.isNaN(actual) || !holds(actual, bound)) return "MISS";
   }
@@ -70,6 +79,9 @@ export function formatNumber(value: number | null): string {
 
 export function formatBound(bound: Bound, unit: string): string {
   const op = bound.op === "<=" ? "≤" : "≥";
+  if (bound.on === "ratio" && bound.plus !== undefined) {
+    return `${op} ${formatNumber(bound.value)}× baseline + ${formatNumber(bound.plus)} ${unit}`;
+  }
   return bound.on === "ratio"
     ? `ratio ${op} ${formatNumber(bound.value)}`
     : `${op} ${formatNumber(bound.value)} ${unit}`;

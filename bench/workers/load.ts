@@ -20,6 +20,8 @@ export interface LoadConfig {
   options?: unknown;
   /** Requests in flight per connection (default 1: one request, one answer, like real callers). */
   pipelining?: number;
+  /** Requests per second per connection (default: as fast as answers come), for an offered load. */
+  connectionRate?: number;
 }
 
 export interface LoadResult {
@@ -51,6 +53,7 @@ async function measure(
         url: config.url,
         connections: config.connections,
         pipelining: config.pipelining ?? 1,
+        ...(config.connectionRate !== undefined && { connectionRate: config.connectionRate }),
         duration: seconds,
         requests,
         timeout: 10,

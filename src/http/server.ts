@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { type Logger, pino } from "pino";
 import { sendError } from "./json.ts";
+import { clip } from "./untrusted.ts";
 
 export interface RouteContext {
   /** Child logger carrying this request's id. */
@@ -138,7 +139,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     const path = pathOf(req.url);
     const route = table.find(path);
     if (!route) {
-      sendError(res, 404, "not_found", `Nothing is served at ${path}.`);
+      sendError(res, 404, "not_found", `Nothing is served at ${clip(path)}.`);
       return;
     }
     if (route.methods && !route.methods.includes(req.method ?? "")) {

@@ -16,12 +16,28 @@ export type OrderChange =
   /** Given up for good: `order.lastError` says why. */
   | { kind: "failed" };
 
+/**
+ * A piece of an alert's text: words, shown as written (a ticket id or a supplier's message in them is never read
+ * as markup, so it cannot mention anyone), or a channel or person Slack shows as a link.
+ */
+export type AlertPart = string | { channel: string } | { user: string };
+
 export interface AdminAlert {
   /** Stable id so an alert is sent once (e.g. `unauthorized:<secret>:<key versions>`). */
   key: string;
   title: string;
-  /** Plain words; never a secret (keys appear redacted only). */
-  text: string;
+  /** Plain words, or words and references; never a secret (keys appear redacted only). */
+  text: string | readonly AlertPart[];
+}
+
+/** An alert's text as plain words, references written `#C…` and `@U…` (for logs). */
+export function alertPlainText(alert: Pick<AdminAlert, "text">): string {
+  if (typeof alert.text === "string") return alert.text;
+  return alert.text
+    .map((part) =>
+      typeof part === "string" ? part : "channel" in part ? `#${part.channel}` : `@${part.user}`,
+    )
+    .join("");
 }
 
 /**

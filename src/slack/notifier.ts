@@ -6,14 +6,14 @@
  * 429, is counted in the same Prometheus counters the post-update worker uses.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { webApi } from "@slack/bolt";
+import { type types, webApi } from "@slack/bolt";
 import { type Logger, pino } from "pino";
 import type { Customer } from "../config/catalog.ts";
 import type { Metrics } from "../metrics.ts";
 import type { AdminAlert, OrderChange, OrderNotifier, SlackCallOptions } from "../orders/ports.ts";
 import type { Order, OriginMessage } from "../store/repositories/orders.ts";
 import { orderMessage, recipientUserId } from "./blocks/order-message.ts";
-import { escapeMrkdwn } from "./blocks/text.ts";
+import { shown, truncate } from "./blocks/text.ts";
 import { isCannotPostHere } from "./web-errors.ts";
 
 export interface SlackNotifierOptions {
@@ -63,9 +63,37 @@ async function patiently<T>(
   }
 }
 
-/** An alert's text, escaped, except for Slack's own channel and user references (`<#C…>`, `<@U…>`). */
-function alertText(text: string): string {
-  return escapeMrkdwn(text).replace(/&lt;([#@][A-Z0-9]+)&gt;/g, "<$1>");
+const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
+const USER_ID = /^[UW][A-Z0-9]{2,}$/;
+/** Longest title and text of an alert; a section holds 3,000 characters. */
+const ALERT_TITLE_MAX = 150;
+const ALERT_TEXT_MAX = 2800;
+
+/**
+ * An admin alert as a message: its words escaped (a ticket id or supplier message in them can mention no one and
+ * plant no link), its channel and person references as Slack links. `text`, what the notification shows, is
+ * the same mrkdwn as the block.
+ */
+export function renderAdminAlert(alert: AdminAlert): { text: string; blocks: types.KnownBlock[] } {
+  const parts = typeof alert.text === "string" ? [alert.text] : alert.text;
+  const body = parts
+    .map((part) => {
+      if (typeof part === "string") return shown(part, ALERT_TEXT_MAX);
+      if ("channel" in part)
+        return CHANNEL_ID.test(part.channel) ? `<#${part.channel}>` : shown(part.channel, 40);
+      return USER_ID.test(part.user) ? `<@${part.user}>` : shown(part.user, 40);
+    })
+    .join("");
+  const title = shown(alert.title, ALERT_TITLE_MAX);
+  return {
+    text: truncate(`:rotating_light: ${title}: ${body}`, 3000),
+    blocks: [
+      {
+        type: "section",
+        text: { type: "mrkdwn", text: truncate(`:rotating_light: *${title}*\n${body}`, 3000) },
+      },
+    ],
+  };
 }
 
 export function cannotPostNote(channelId: string): string {
@@ -82,11 +110,14 @@ export function workflowCannotPostAlert(
   return {
     key: `workflow-cannot-post:${order.id}:${channelId}`,
     title: `Workflow order ${order.externalDocumentNumber}: its channel refuses the order's message`,
-    text:
-      `Order ${order.externalDocumentNumber}${ticket}, placed by a workflow's "Place IT order" step, cannot be posted in <#${channelId}>: ` +
-      "Order Desk is not a member of that channel (or it was archived). Add it with /invite @Order Desk there: the " +
-      "order's message and its shipping updates then appear in the channel. The order itself is not affected" +
-      `${recipient ? `; it is for <@${recipient}>` : ""}.`,
+    text: [
+      `Order ${order.externalDocumentNumber}${ticket}, placed by a workflow's "Place IT order" step, cannot be posted in `,
+      { channel: channelId },
+      ": Order Desk is not a member of that channel (or it was archived). Add it with /invite @Order Desk there: the " +
+        "order's message and its shipping updates then appear in the channel. The order itself is not affected",
+      ...(recipient ? ["; it is for ", { user: recipient }] : []),
+      ".",
+    ],
   };
 }
 
@@ -167,22 +198,12 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
     if (alerted.has(alert.key)) return;
     alerted.add(alert.key);
     try {
+      const message = renderAdminAlert(alert);
       await patiently(metrics, "chat.postMessage", () =>
         client.chat.postMessage({
           channel: options.adminChannel,
-          text: `:rotating_light: ${alert.title}: ${alert.text}`,
-          blocks: [
-            {
-              type: "section",
-              text: {
-                type: "mrkdwn",
-                text: `:rotating_light: *${escapeMrkdwn(alert.title)}*\n${alertText(alert.text)}`.slice(
-                  0,
-                  3000,
-                ),
-              },
-            },
-          ],
+          text: message.text,
+          blocks: message.blocks,
         }),
       );
       metrics?.slackPosts.inc({ method: "chat.postMessage" });

@@ -17,10 +17,11 @@
  * once (never lose it).
  */
 import { type Logger, pino } from "pino";
+import { clip } from "../http/untrusted.ts";
 import { jobId } from "../jobs/ids.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import { QUEUES } from "../jobs/queues.ts";
-import type { AdminAlert } from "../orders/ports.ts";
+import { type AdminAlert, alertPlainText } from "../orders/ports.ts";
 import { enqueuePostUpdate } from "../orders/updates/enqueue.ts";
 import { withTryAdvisoryLock } from "../store/advisory-lock.ts";
 import type { Queryable, Store } from "../store/db.ts";
@@ -159,10 +160,12 @@ function describeOrphans(correlationId: string, events: StoredEvent[], orphanAft
     ...new Set(
       events
         .map((e) => (e.payload as { externalDocumentNumber?: unknown }).externalDocumentNumber)
-        .filter((v): v is string => typeof v === "string"),
+        .filter((v): v is string => typeof v === "string")
+        .map((v) => clip(v, 40)),
     ),
   ];
-  const types = [...new Set(events.map((e) => e.type))].join(", ");
+  // What the supplier sent, cut short: the alert is about the orphans, not a place to repeat a megabyte.
+  const types = [...new Set(events.map((e) => clip(e.type, 40)))].join(", ");
   return {
     key: `orphan-events:${correlationId}`,
     title: "Supplier updates for an unknown order",
@@ -204,7 +207,7 @@ export function createOrphanSweeper(options: OrphanSweepOptions): OrphanSweeper 
         );
         continue;
       }
-      logger.warn({ correlationId, eventIds }, alert.text);
+      logger.warn({ correlationId, eventIds }, alertPlainText(alert));
       for (const event of events) {
         if (await markOrphanReported(options.store, event.id)) reported++;
       }

@@ -2,21 +2,23 @@
  * `POST /webhooks/supplier`: the supplier's events in, each stored once before the 2xx.
  *
  * Order of checks, cheapest and least trusting first:
- *   size (413) → content type (415) → raw body read with a cap (413) → the webhook secrets (503 + Retry-After
- *   when they cannot be read) → Standard Webhooks signature and timestamp on the raw bytes (401 / 400) —
- *   nothing is parsed before this — → JSON (400) → event schema (400) → body `id` equals `webhook-id` (400) →
+ *   size (413) → content type (415) → signature headers present (401, before the body is read) → raw body
+ *   read with a cap (413) → the webhook secrets (503 + Retry-After when they cannot be read) → Standard Webhooks
+ *   signature and timestamp on the raw bytes (401 / 400) — nothing is parsed before this — → JSON (400) → event schema (400) → body `id` equals `webhook-id` (400) →
  *   store + enqueue in one transaction (200, 202 for an event whose order is not known yet, 200
  *   `duplicate: true` for a redelivery; 503 + Retry-After when the database cannot be reached, so the supplier
  *   retries).
  * A signature that matches none of the secrets in hand is checked once more against secrets read again
  * (`getSecrets({ refresh: true })`, which the Secrets Manager source rate-limits), so a rotation that retired
  * the old secret does not turn deliveries into 401s until the cache expires.
- * Every answer is JSON saying what happened.
+ * Every answer is JSON saying what happened. A refusal logs and repeats a caller's header only cut short
+ * (`clip`): those headers are chosen by whoever calls, credentials or not.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Logger, pino } from "pino";
 import { sendError, sendJson } from "../http/json.ts";
 import type { Route, RouteContext } from "../http/server.ts";
+import { clip } from "../http/untrusted.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Store } from "../store/db.ts";
@@ -55,6 +57,15 @@ export interface WebhookReceiverOptions {
   now?: () => number;
   metrics?: Pick<Metrics, "webhookEvents" | "webhookDuplicates" | "webhookRejected">;
   logger?: Logger;
+}
+
+const SIGNATURE_HEADERS = ["webhook-id", "webhook-timestamp", "webhook-signature"] as const;
+
+function missingHeaders(): WebhookRejectedError {
+  return new WebhookRejectedError(
+    "missing_headers",
+    "The request lacks the webhook-id, webhook-timestamp or webhook-signature header: it was not sent by a Standard Webhooks sender.",
+  );
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
@@ -175,9 +186,11 @@ export function createWebhookHandler(options: WebhookReceiverOptions) {
     if (!isJsonContentType(req.headers["content-type"])) {
       throw new WebhookRejectedError(
         "unsupported_media_type",
-        `Send the event as JSON (content-type: application/json), not ${req.headers["content-type"] ?? "no content-type"}.`,
+        `Send the event as JSON (content-type: application/json), not ${clip(req.headers["content-type"]) ?? "no content-type"}.`,
       );
     }
+    // Unsigned: refused before the body is read (Node discards it), the cheapest refusal there is.
+    if (SIGNATURE_HEADERS.some((name) => !req.headers[name])) throw missingHeaders();
     const raw = await readRawBody(req, limit);
     const secrets = await loadSecrets();
     let verified: { id: string; timestamp: number };
@@ -289,7 +302,8 @@ export function createWebhookHandler(options: WebhookReceiverOptions) {
       logger[level](
         {
           reason: error.code,
-          webhookId: req.headers["webhook-id"],
+          // Cut: an unauthenticated caller chooses this header, and a log line must cost the same whatever it sent.
+          webhookId: clip(req.headers["webhook-id"]),
           err: error.httpStatus >= 500 ? error.cause : undefined,
         },
         `webhook refused: ${error.message}`,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  formatBound,
   formatNotes,
   formatNumber,
   formatTable,
@@ -47,6 +48,14 @@ describe("verdictOf", () => {
 
   it("misses a ratio bound when there is no baseline to divide by", () => {
     expect(verdictOf(row({ baseline: null }))).toBe("MISS");
+  });
+
+  it("judges 'within 2× the baseline + 20 ms' against the baseline scaled and the allowance added", () => {
+    const bounds: Row["bounds"] = [{ on: "ratio", op: "<=", value: 2, plus: 20 }];
+    expect(verdictOf(row({ unit: "ms", ours: 29, baseline: 4, bounds }))).toBe("MISS");
+    expect(verdictOf(row({ unit: "ms", ours: 28, baseline: 4, bounds }))).toBe("pass");
+    expect(verdictOf(row({ unit: "ms", ours: 28, baseline: null, bounds }))).toBe("MISS");
+    expect(formatBound(bounds[0] as Row["bounds"][number], "ms")).toBe("≤ 2× baseline + 20 ms");
   });
 
   it("judges latency ceilings with <=", () => {

@@ -6,6 +6,7 @@
  * one: missing, wrong, an old secret after rotation, stale and future timestamps, replayed ids.
  */
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { Pool } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -230,6 +231,15 @@ function deliveryArb(current: string, old: string): fc.Arbitrary<Delivery> {
         fc.constantFrom("webhook-id", "webhook-timestamp", "webhook-signature", "content-type"),
         fc.string({ maxLength: 300 }).map((s) => s.replace(/[^\x20-\x7e]/g, "")),
       ),
+      // One header of 15,000 characters (Node refuses more than 16 KB of headers in all, before any handler):
+      // what a refusal logs and answers must not grow with it.
+      longHeader: fc.oneof(
+        { weight: 8, arbitrary: fc.constant(null) },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom("webhook-id", "webhook-timestamp", "webhook-signature", "content-type"),
+        },
+      ),
       contentType: fc.constantFrom(
         "application/json",
         "application/json",
@@ -241,7 +251,7 @@ function deliveryArb(current: string, old: string): fc.Arbitrary<Delivery> {
         "",
       ),
     })
-    .map(({ body: b, signing: how, skew, garbage, contentType }) => {
+    .map(({ body: b, signing: how, skew, garbage, longHeader, contentType }) => {
       const id =
         b.id !== undefined && typeof b.id === "string" && b.id.length > 0 ? b.id : `msg_${randomUUID()}`;
       // Header values must be ASCII: a non-ASCII id cannot be a webhook-id (the sender's ids are ASCII).
@@ -284,14 +294,18 @@ function deliveryArb(current: string, old: string): fc.Arbitrary<Delivery> {
         how === "garbage-headers" && garbage["content-type"] !== undefined
           ? garbage["content-type"]
           : contentType;
+      const long = longHeader
+        ? { [longHeader]: `${longHeader === "content-type" ? "application/" : ""}${"h".repeat(15_000)}` }
+        : {};
       return {
-        kind: `${b.kind}/${how}`,
+        kind: `${b.kind}/${how}${longHeader ? `/long-${longHeader}` : ""}`,
         body: b.text,
-        headers: { ...headers, ...(ct ? { "content-type": ct } : {}) },
+        headers: { ...headers, ...(ct ? { "content-type": ct } : {}), ...long },
         genuine:
-          how === "genuine" ||
-          (how === "garbage-headers" &&
-            !["webhook-id", "webhook-timestamp", "webhook-signature"].some((h) => h in garbage)),
+          longHeader === null &&
+          (how === "genuine" ||
+            (how === "garbage-headers" &&
+              !["webhook-id", "webhook-timestamp", "webhook-signature"].some((h) => h in garbage))),
       };
     });
 }
@@ -415,6 +429,10 @@ describe("the webhook endpoint under hostile input", () => {
     const stored = rows.map((r) => String(r.id));
     expect(stored.length - before).toBe(acceptedIds.size);
     for (const id of stored) expect(acceptedIds.has(id), `stored ${id} was never accepted`).toBe(true);
+    // A refusal logs a caller's header cut short: no 15,000-character header, no line that grows with one.
+    const log = readFileSync(app.logFile, "utf8");
+    expect(log).not.toContain("h".repeat(100));
+    expect(Math.max(0, ...log.split("\n").map((line) => line.length))).toBeLessThan(10_000);
   }, 180_000);
 
   describe("signatures", () => {

@@ -136,6 +136,21 @@ describe("the order message", () => {
     const placed = order({ status: "received", correlationId: randomUUID() });
     expect(JSON.stringify(orderMessage(placed, { customer }).blocks)).not.toContain("fix_and_resubmit");
   });
+
+  it("escapes and shortens a ticket id and the supplier's reason in the notification text as in the blocks", () => {
+    const hostile = order({
+      customerReference: "<!channel> T-1",
+      externalDocumentNumber: `<@U0BOSS>${long(5_000)}`,
+      status: "failed",
+      lastError: { kind: "failed", message: `refused <https://phish.example|here> ${long(900_000)}` },
+    });
+    const { text } = orderMessage(hostile, { customer });
+    expect(text).toMatch(/^Order for &lt;!channel&gt; T-1 was not placed: Refused &lt;https:\/\/phish/);
+    expect(text.length).toBeLessThan(700);
+    const placed = orderMessage({ ...hostile, status: "received", lastError: null }, { customer });
+    expect(placed.text).toContain("(&lt;@U0BOSS&gt;xxx");
+    expect(placed.text.length).toBeLessThan(300);
+  });
 });
 
 describe("App Home", () => {

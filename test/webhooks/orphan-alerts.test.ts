@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AdminAlert } from "../../src/orders/ports.ts";
+import { renderAdminAlert } from "../../src/slack/notifier.ts";
 import type { Store } from "../../src/store/db.ts";
 import { openStore } from "../../src/store/db.ts";
 import { getEvent } from "../../src/store/repositories/events.ts";
@@ -26,7 +27,7 @@ afterAll(async () => {
 
 /** Posts the alert to the admin channel of the fake Slack, as the app's notifier does. */
 async function alertAdmins(alert: AdminAlert): Promise<void> {
-  await h.slack.postMessage({ channel: ADMIN_CHANNEL, text: `${alert.title}: ${alert.text}` });
+  await h.slack.postMessage({ channel: ADMIN_CHANNEL, ...renderAdminAlert(alert) });
 }
 
 const adminMessagesAbout = (correlationId: string) =>

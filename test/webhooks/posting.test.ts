@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QUEUES } from "../../src/jobs/queues.ts";
+import { alertPlainText } from "../../src/orders/ports.ts";
 import { postUpdateJobId } from "../../src/orders/updates/enqueue.ts";
 import { ChannelPacer } from "../../src/orders/updates/pacer.ts";
 import { createPostUpdateWorker } from "../../src/orders/updates/post-update.ts";
@@ -362,7 +363,7 @@ describe("Slack's limits", () => {
       Boolean,
       "an admin alert",
     );
-    expect(alert?.text).toContain("archived");
+    expect(alertPlainText(alert ?? { text: "" })).toContain("archived");
     const stored = await getEvent(store, event.id);
     expect(stored).toMatchObject({ postedAt: null, postError: { slackError: "is_archived" } });
     // The job is failed, not retried (it cannot succeed until someone acts in Slack).

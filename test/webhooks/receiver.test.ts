@@ -275,7 +275,18 @@ describe("POST /webhooks/supplier", () => {
     const streamed = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = httpRequest(
         h.url,
-        { method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked" } },
+        {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "transfer-encoding": "chunked",
+            // Signature headers present (not checked before the body is read): a request without them is refused
+            // before its body is read at all.
+            "webhook-id": "msg_streamed",
+            "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
+            "webhook-signature": `v1,${Buffer.alloc(32).toString("base64")}`,
+          },
+        },
         (res) => {
           let text = "";
           res.on("data", (c) => {

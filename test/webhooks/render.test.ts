@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ChannelPacer } from "../../src/orders/updates/pacer.ts";
 import { foldTracking, type TrackingInfo } from "../../src/orders/updates/tracking.ts";
+import { isLinkable, shown, slackLink } from "../../src/slack/blocks/text.ts";
 import { formatEstimatedDelivery, formatInstant } from "../../src/slack/blocks/updates/format.ts";
 import { renderEventReply } from "../../src/slack/blocks/updates/replies.ts";
 import { validateBlocks } from "../../tools/fake-slack/index.ts";
@@ -111,7 +112,8 @@ describe("update replies", () => {
     }
     const cancelled = renderEventReply(events[0]!, { now });
     expect(JSON.stringify(cancelled.blocks)).toContain("Out of stock &lt;b&gt;&amp;&lt;/b&gt;");
-    expect(cancelled.text).toBe("Status: Cancelled (was Packed) — Out of stock <b>&</b>");
+    // The notification text is mrkdwn too: escaped like the blocks.
+    expect(cancelled.text).toBe("Status: Cancelled (was Packed) — Out of stock &lt;b&gt;&amp;&lt;/b&gt;");
     const shipping = JSON.stringify(renderEventReply(events[1]!, { now }).blocks);
     expect(shipping).toContain("Parcel 2 of 3");
     expect(shipping).toContain("arrives Tue 24 Nov, today");
@@ -135,6 +137,36 @@ describe("update replies", () => {
     );
     expect(rendered.text).toBe("Supplier update: order.status_changed");
     expect(JSON.stringify(rendered.blocks)).toContain("teleported");
+  });
+});
+
+describe("values from outside in mrkdwn", () => {
+  it("makes a link only of an http(s) URL that cannot end early, and shows anything else as its escaped label", () => {
+    expect(slackLink("https://track.example.com/JD01?a=1&b=2", "DHL <JD01>")).toBe(
+      "<https://track.example.com/JD01?a=1&b=2|DHL &lt;JD01&gt;>",
+    );
+    for (const url of [
+      "https://track.example/a> <!channel> <https://phish.example/login",
+      "https://track.example/a|fake label",
+      "https://track.example/a b",
+      "https://track.example/a\nb",
+      "javascript:alert(1)",
+      "mailto:someone@example.com",
+      "https://",
+      `https://track.example/${"a".repeat(1_000)}`,
+    ]) {
+      expect(isLinkable(url), url).toBe(false);
+      expect(slackLink(url, "DHL 1Z")).toBe("DHL 1Z");
+    }
+    expect(slackLink("https://track.example.com/1", "a|b")).toBe("<https://track.example.com/1|a¦b>");
+    expect(slackLink("https://track.example.com/1", "  ")).toBe("<https://track.example.com/1|link>");
+  });
+
+  it("escapes and cuts a value to its budget, never inside an entity or a surrogate pair", () => {
+    expect(shown("<!channel> & co", 100)).toBe("&lt;!channel&gt; &amp; co");
+    expect(shown("x".repeat(900_000), 10)).toBe(`${"x".repeat(9)}…`);
+    expect(shown("ab<cd", 5)).toBe("ab…");
+    expect(shown(`abc${"🦄".repeat(3)}`, 5)).toBe("abc…");
   });
 });
 

@@ -3,6 +3,7 @@
  * store, the job queue with the post-update worker, the orphan sweeper) against the fake Slack, for tests.
  */
 import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
 import { createCustomer } from "../../src/config/catalog.ts";
 import { loadCustomerConfig } from "../../src/config/customer.ts";
 import { healthRoutes, storeCheck } from "../../src/http/health.ts";
@@ -17,6 +18,7 @@ import {
 } from "../../src/orders/updates/post-update.ts";
 import { createSlackChat, type SlackChat } from "../../src/orders/updates/slack-chat.ts";
 import { orderMessage } from "../../src/slack/blocks/order-message.ts";
+import { renderAdminAlert } from "../../src/slack/notifier.ts";
 import type { Store } from "../../src/store/db.ts";
 import { insertEventIfNew } from "../../src/store/repositories/events.ts";
 import {
@@ -62,6 +64,8 @@ export interface HarnessOptions {
   fakeSlack?: Parameters<typeof startFakeSlack>[0]["channelPace"];
   /** Bot scopes of the fake Slack (default: the manifest's). */
   scopes?: readonly string[];
+  /** The HTTP server's logger, which the webhook route logs through (default silent). */
+  logger?: Logger;
 }
 
 export async function startHarness(store: Store, options: HarnessOptions = {}): Promise<Harness> {
@@ -87,7 +91,7 @@ export async function startHarness(store: Store, options: HarnessOptions = {}): 
   const alerts: AdminAlert[] = [];
   const alertAdmins = async (alert: AdminAlert) => {
     alerts.push(alert);
-    await slack.postMessage({ channel: ADMIN_CHANNEL, text: `${alert.title}: ${alert.text}` });
+    await slack.postMessage({ channel: ADMIN_CHANNEL, ...renderAdminAlert(alert) });
   };
   const renderParent = (order: Order) => orderMessage(order, { customer, now: NOW });
   const worker = workPostUpdates(jobs, {
@@ -108,6 +112,7 @@ export async function startHarness(store: Store, options: HarnessOptions = {}): 
   const http = await startHttpServer({
     host: "127.0.0.1",
     port: 0,
+    ...(options.logger && { logger: options.logger }),
     routes: [
       ...healthRoutes({ checks: { store: storeCheck(store) } }),
       webhookRoute({

@@ -5,6 +5,7 @@
  */
 export { LIMITS, validateBlocks, validateView } from "./blocks.ts";
 export type { Clock } from "./ids.ts";
+export { type Injection, type InjectionOptions, injectionsIn } from "./injections.ts";
 export {
   type ChannelInput,
   DEFAULT_BOT_SCOPES,

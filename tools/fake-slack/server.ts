@@ -6,6 +6,7 @@ import { type Logger, pino } from "pino";
 import { formatProblems, inputBlockIds, validateView } from "./blocks.ts";
 import { ChannelPace, type Fault, Faults } from "./faults.ts";
 import { type Clock, slackId } from "./ids.ts";
+import { findInjections, type Injection, type InjectionOptions } from "./injections.ts";
 import { Args, type AuthInfo, SlackApiError } from "./methods/context.ts";
 import type { FunctionOutputs } from "./methods/functions.ts";
 import { methodTable } from "./methods/index.ts";
@@ -191,6 +192,12 @@ export interface FakeSlack {
 
   /** Messages the app sent to response URLs handed out by `responseUrl()`. */
   responses(id?: string): ResponseUrlPost[];
+  /**
+   * Mentions and links in anything the app sent (messages and their edits, ephemerals, responses, views) that a
+   * real workspace would act on and `options` does not allow: `<!channel>`, `<!here>`, `<!everyone>`, a user
+   * group, a person, a link to another host. Empty when hostile input was shown as text.
+   */
+  injections(options?: InjectionOptions): Injection[];
 
   // Set-up, as a person or an admin would change the workspace
   issueTriggerId(userId?: string): string;
@@ -442,6 +449,7 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     transcript: (channel, opts) => renderTranscript(ws, channel, opts),
 
     responses: (id) => responses.filter((r) => id === undefined || r.id === id),
+    injections: (opts) => findInjections(ws, responses, opts),
 
     issueTriggerId: (userId) => ws.issueTrigger(userId).id,
     responseUrl: () => `${baseUrl}/responses/${slackId("R", 12)}`,

@@ -1,9 +1,14 @@
 /**
  * What can go wrong when posting an order's updates to Slack, as a closed set the post-update job switches on:
- * wait and retry (rate limited), stop for this order (the channel is gone for us), or fail this attempt.
+ * wait and retry (rate limited), stop for this order (the channel is gone for us), post something shorter
+ * (Slack refuses this message as it is), or fail this attempt.
  */
 
-export type UpdateErrorCode = "SLACK_RATE_LIMITED" | "SLACK_DESTINATION_GONE" | "SLACK_CALL_FAILED";
+export type UpdateErrorCode =
+  | "SLACK_RATE_LIMITED"
+  | "SLACK_DESTINATION_GONE"
+  | "SLACK_MESSAGE_REFUSED"
+  | "SLACK_CALL_FAILED";
 
 export abstract class UpdateError extends Error {
   abstract readonly code: UpdateErrorCode;
@@ -60,6 +65,41 @@ export class SlackDestinationGoneError extends UpdateError {
     readonly channel: string,
   ) {
     super(`Slack refused ${method} in ${channel} (${slackError}): ${HOW_TO_FIX[slackError]}`);
+  }
+}
+
+/**
+ * Slack errors about the message itself (too long, blocks it will not take, bad metadata): the same message is
+ * refused however often it is sent, so retrying it would hold up every later update of the order behind it.
+ */
+export const MESSAGE_REFUSED_ERRORS = [
+  "msg_too_long",
+  "invalid_blocks",
+  "invalid_blocks_format",
+  "invalid_attachments",
+  "too_many_attachments",
+  "invalid_metadata_format",
+  "invalid_metadata_schema",
+  "metadata_too_large",
+  "no_text",
+  "invalid_arguments",
+  "invalid_json",
+  "json_not_object",
+] as const;
+export type MessageRefusedReason = (typeof MESSAGE_REFUSED_ERRORS)[number];
+
+export function isMessageRefused(error: string): error is MessageRefusedReason {
+  return (MESSAGE_REFUSED_ERRORS as readonly string[]).includes(error);
+}
+
+export class SlackMessageRefusedError extends UpdateError {
+  readonly code = "SLACK_MESSAGE_REFUSED";
+  constructor(
+    readonly method: string,
+    readonly slackError: MessageRefusedReason,
+    options: { cause?: unknown } = {},
+  ) {
+    super(`Slack refused ${method} (${slackError}): the message as built cannot be posted`, options);
   }
 }
 

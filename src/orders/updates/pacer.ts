@@ -10,6 +10,9 @@
  * messages per second, and Slack's 429 + Retry-After (honoured by the job) covers the rest.
  */
 
+import { setTimeout as sleep } from "node:timers/promises";
+import { RetryLaterError } from "../../jobs/errors.ts";
+
 export interface PacerOptions {
   /** Sustained messages per second per channel (default 1). */
   perSecond?: number;
@@ -63,4 +66,24 @@ export class ChannelPacer {
     if (this.next.size < 1000) return;
     for (const [channel, tat] of this.next) if (tat < now) this.next.delete(channel);
   }
+}
+
+/**
+ * Waits for the channel's next slot, up to `maxWaitMs`; a longer wait is handed back to the job queue as a
+ * `RetryLaterError` instead of holding a worker.
+ */
+export async function waitForSlot(
+  pacer: ChannelPacer,
+  channel: string,
+  maxWaitMs: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const slot = pacer.reserve(channel, maxWaitMs);
+  if (!slot.reserved) {
+    throw new RetryLaterError(
+      slot.waitMs,
+      `pacing channel ${channel}: next slot in ${Math.ceil(slot.waitMs)} ms`,
+    );
+  }
+  if (slot.waitMs > 0) await sleep(slot.waitMs, undefined, signal ? { signal } : {});
 }

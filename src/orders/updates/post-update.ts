@@ -28,6 +28,7 @@ import {
   broadcastKind,
   parseStoredEvent,
   renderEventReply,
+  renderShortReply,
 } from "../../slack/blocks/updates/replies.ts";
 import type { Store } from "../../store/db.ts";
 import {
@@ -39,20 +40,20 @@ import {
   markPosted,
   type StoredEvent,
 } from "../../store/repositories/events.ts";
-import {
-  applySupplierStatus,
-  getOrder,
-  getOrderForUpdate,
-  type Order,
-  setTracking,
-} from "../../store/repositories/orders.ts";
+import { getOrder, type Order } from "../../store/repositories/orders.ts";
 import type { AdminAlert } from "../ports.ts";
+import { applyEvent } from "./apply-event.ts";
 import type { PostUpdateJobData } from "./enqueue.ts";
-import { SlackCallError, SlackDestinationGoneError, SlackRateLimitedError } from "./errors.ts";
+import {
+  SlackCallError,
+  SlackDestinationGoneError,
+  SlackMessageRefusedError,
+  SlackRateLimitedError,
+} from "./errors.ts";
 import { OrderBusyError, OrderLocks } from "./order-lock.ts";
-import { ChannelPacer } from "./pacer.ts";
+import { ChannelPacer, waitForSlot } from "./pacer.ts";
+import { postReply, type ReplyOutcome } from "./post-reply.ts";
 import type { SlackChat } from "./slack-chat.ts";
-import { foldTracking, readTracking, trackingInfoOf } from "./tracking.ts";
 
 export interface ParentMessage {
   text: string;
@@ -144,35 +145,6 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
   /** What each parent message was last updated to, so a re-run does not repeat an identical chat.update. */
   const lastParent = new Map<string, string>();
 
-  async function applyEvent(orderId: string, event: StoredEvent): Promise<boolean> {
-    const parsed = parseStoredEvent(event);
-    if (parsed.kind === "status_changed") {
-      return (await applySupplierStatus(store, orderId, parsed.event.data.status, event.occurredAt)) !== null;
-    }
-    if (parsed.kind === "shipping_updated") {
-      const info = trackingInfoOf(parsed.event);
-      return store.transaction(async (tx) => {
-        const order = await getOrderForUpdate(tx, orderId);
-        const next = order && foldTracking(readTracking(order.tracking), info);
-        if (!next) return false;
-        await setTracking(tx, orderId, next);
-        return true;
-      });
-    }
-    return false;
-  }
-
-  async function pace(channel: string, signal: AbortSignal | undefined): Promise<void> {
-    const slot = pacer.reserve(channel, maxPaceWaitMs);
-    if (!slot.reserved) {
-      throw new RetryLaterError(
-        slot.waitMs,
-        `pacing channel ${channel}: next slot in ${Math.ceil(slot.waitMs)} ms`,
-      );
-    }
-    if (slot.waitMs > 0) await sleep(slot.waitMs, undefined, signal ? { signal } : {});
-  }
-
   let warnedNoHistoryScope = false;
 
   async function orderChanged(order: Order, logger: Logger): Promise<void> {
@@ -248,11 +220,14 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
           .alertAdmins({
             key: `updates-destination-gone:${order.id}:${error.slackError}`,
             title: `Order ${order.externalDocumentNumber}: updates cannot be posted`,
-            text:
+            text: [
               `${pending.length} supplier update${pending.length === 1 ? "" : "s"} for order ` +
-              `${order.externalDocumentNumber}${order.customerReference ? ` (${order.customerReference})` : ""} ` +
-              `could not be posted in <#${channel}>: ${error.message}. Posting stopped for this order; the ` +
-              "updates are kept and go out with the order's next update once this is fixed.",
+                `${order.externalDocumentNumber}${order.customerReference ? ` (${order.customerReference})` : ""} ` +
+                "could not be posted in ",
+              { channel },
+              `: ${error.message}. Posting stopped for this order; the updates are kept and go out with the ` +
+                "order's next update once this is fixed.",
+            ],
           })
           .then(
             // Only now is it reported: the marks say so, and the order's next run does not alert again.
@@ -326,6 +301,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
       }
       if (
         error instanceof SlackDestinationGoneError ||
+        error instanceof SlackMessageRefusedError ||
         (error instanceof SlackCallError && error.slackError)
       ) {
         // The replies are out; a parent we cannot edit (deleted, channel gone) is logged, not retried forever.
@@ -363,7 +339,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
     const events = await listEventsForOrder(store, orderId);
     const pending = events.filter((e) => e.postedAt === null);
     let applied = 0;
-    for (const event of pending) if (await applyEvent(orderId, event)) applied++;
+    for (const event of pending) if (await applyEvent(store, orderId, event)) applied++;
 
     let order = await getOrder(store, orderId);
     if (!order)
@@ -400,7 +376,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
       if (!event) break;
       if (!seen.has(event.id)) {
         seen.add(event.id);
-        if (await applyEvent(orderId, event)) {
+        if (await applyEvent(store, orderId, event)) {
           applied++;
           const changed = await getOrder(store, orderId);
           if (changed) await orderChanged(changed, logger);
@@ -414,14 +390,15 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
       }
       // A pace slot only for a reply that goes out now: reserving one for a turn that finds nothing to post
       // would cost the channel's next reply a second.
-      await pace(channel, signal);
+      await waitForSlot(pacer, channel, maxPaceWaitMs, signal);
       if ((await listUnpostedForOrder(store, orderId))[0]?.id !== event.id) continue; // an earlier one arrived
 
       const late = newestPosted !== null && event.occurredAt.getTime() < newestPosted;
-      const rendered = renderEventReply(event, { now: now(), timeZone, late });
+      const renderOptions = { now: now(), timeZone, late };
+      const rendered = renderEventReply(event, renderOptions);
       const kind = broadcastKind(parseStoredEvent(event));
       const broadcast = kind !== null && deps.broadcast?.[kind] !== false;
-      let ts: string;
+      let outcome: ReplyOutcome;
       try {
         const earlier = await earlierReply(channel, threadTs, event, logger);
         if (earlier !== null) {
@@ -434,22 +411,31 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
           continue;
         }
         await markPostAttempted(store, event.id);
-        ({ ts } = await slack.postMessage({
-          channel,
-          thread_ts: threadTs,
-          text: rendered.text,
-          blocks: rendered.blocks,
-          ...(broadcast && { reply_broadcast: true }),
-          metadata: {
-            event_type: REPLY_EVENT_TYPE,
-            event_payload: { event_id: event.id, order_id: orderId },
+        outcome = await postReply(
+          { store, slack, now },
+          {
+            eventId: event.id,
+            message: {
+              channel,
+              thread_ts: threadTs,
+              text: rendered.text,
+              blocks: rendered.blocks,
+              ...(broadcast && { reply_broadcast: true }),
+              metadata: {
+                event_type: REPLY_EVENT_TYPE,
+                event_payload: { event_id: event.id, order_id: orderId },
+              },
+            },
+            short: (slackError) => renderShortReply(event, renderOptions, slackError),
           },
-        }));
+          logger,
+        );
       } catch (error) {
         return onSlackError(error, order, queue, logger);
       }
+      if (outcome.kind === "skipped") continue;
       deps.metrics?.slackPosts.inc({ method: "chat.postMessage" });
-      await markPostedHard(event.id, ts, logger);
+      await markPostedHard(event.id, outcome.ts, logger);
       posted++;
       if (!late) newestPosted = event.occurredAt.getTime();
     }

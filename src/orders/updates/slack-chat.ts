@@ -11,8 +11,10 @@ import { type Logger, pino } from "pino";
 import { slackSdkLogger } from "../../log.ts";
 import {
   isDestinationGone,
+  isMessageRefused,
   SlackCallError,
   SlackDestinationGoneError,
+  SlackMessageRefusedError,
   SlackRateLimitedError,
 } from "./errors.ts";
 
@@ -73,6 +75,7 @@ export function toUpdateError(method: string, channel: string, error: unknown): 
   if (error instanceof webApi.WebAPIPlatformError) {
     const code = String(error.data.error);
     if (isDestinationGone(code)) return new SlackDestinationGoneError(method, code, channel);
+    if (isMessageRefused(code)) return new SlackMessageRefusedError(method, code, { cause: error });
     return new SlackCallError(method, code, `Slack refused ${method}: ${code}`, { cause: error });
   }
   if (error instanceof webApi.WebAPIHTTPError) {

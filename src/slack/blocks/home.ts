@@ -42,7 +42,7 @@ export function buildHomeView(orders: readonly Order[]): types.HomeView {
       `*${esc(order.customerReference ?? order.externalDocumentNumber)}* · ${esc(order.externalDocumentNumber)}${where}`,
       orderStatusLine(order),
       `For ${esc(`${contact.firstName} ${contact.lastName}`.trim())} · ${order.request.orderLines.length} line(s)`,
-      ...(links.length > 0 ? [links.map((l) => `<${l.url}|${esc(l.label)}>`).join(" · ")] : []),
+      ...(links.length > 0 ? [links.join(" · ")] : []),
     ];
     blocks.push({ type: "section", text: mrkdwn(lines.join("\n")) });
     const date = Math.floor(order.createdAt.getTime() / 1000);

@@ -12,7 +12,7 @@ import { parseWorkflowContext } from "../../orders/workflow/context.ts";
 import type { Order } from "../../store/repositories/orders.ts";
 import { COUNTRIES, isCountryCode } from "../../supplier/countries.ts";
 import { ACTION, BLOCK } from "./ids.ts";
-import { escapeMrkdwn as esc, mrkdwn, plain, truncate } from "./text.ts";
+import { escapeMrkdwn as esc, mrkdwn, plain, shown, slackLink, truncate } from "./text.ts";
 import { STATUS_LINE_BLOCK_ID, statusLineText } from "./updates/status-line.ts";
 
 type KnownBlock = types.KnownBlock;
@@ -29,6 +29,9 @@ export interface OrderMessageOptions extends StatusLineOptions {
 }
 
 const MAX_LINE_SECTIONS = 8;
+/** Longest ticket id or document number, and longest reason, in the message's notification text. */
+const TEXT_VALUE_MAX = 100;
+const TEXT_REASON_MAX = 500;
 
 function lastError(order: Order): Record<string, unknown> {
   return (order.lastError ?? {}) as Record<string, unknown>;
@@ -144,19 +147,22 @@ function countryName(code: string): string {
   return isCountryCode(code) ? COUNTRIES[code] : code;
 }
 
-/** Every parcel's tracking link (one per parcel, as the latest shipping updates say). */
-export function trackingLinks(tracking: unknown): { label: string; url: string }[] {
+/**
+ * Every parcel's tracking, as mrkdwn (one per parcel, as the latest shipping updates say): a link when the
+ * supplier's URL can be one (`slackLink`), else the carrier and number as text.
+ */
+export function trackingLinks(tracking: unknown): string[] {
   const doc = readTracking(tracking);
   if (!doc) return [];
   const parcels = Object.values(doc.parcels);
   const list = parcels.length > 0 ? parcels : [doc.latest];
   const seen = new Set<string>();
-  const out: { label: string; url: string }[] = [];
+  const out: string[] = [];
   for (const p of list) {
-    if (seen.has(p.trackingUrl) || !/^https?:\/\//.test(p.trackingUrl)) continue;
+    if (seen.has(p.trackingUrl)) continue;
     seen.add(p.trackingUrl);
     const parcel = p.parcel.of > 1 ? ` (parcel ${p.parcel.number} of ${p.parcel.of})` : "";
-    out.push({ label: `${p.carrier} ${p.trackingNumber}${parcel}`, url: p.trackingUrl });
+    out.push(slackLink(p.trackingUrl, `${p.carrier} ${p.trackingNumber}${parcel}`));
   }
   return out.slice(0, 10);
 }
@@ -236,7 +242,7 @@ export function orderMessage(order: Order, options: OrderMessageOptions): OrderM
   if (links.length > 0) {
     blocks.push({
       type: "section",
-      text: mrkdwn(`*Tracking*\n${links.map((l) => `<${l.url}|${esc(l.label)}>`).join("\n")}`),
+      text: mrkdwn(`*Tracking*\n${links.join("\n")}`),
     });
   }
 
@@ -265,13 +271,15 @@ export function orderMessage(order: Order, options: OrderMessageOptions): OrderM
     elements: [mrkdwn(orderStatusLine(order, options))],
   });
 
+  // What notifications show: mrkdwn like the blocks, so what people typed or the supplier said is escaped here too.
+  const t = shown(ticket, TEXT_VALUE_MAX);
   const text =
     order.status === "queued" || order.status === "placing"
       ? isRetrying(order)
-        ? `Order for ${ticket}: supplier unavailable, retrying automatically`
-        : `Placing order for ${ticket} …`
+        ? `Order for ${t}: supplier unavailable, retrying automatically`
+        : `Placing order for ${t} …`
       : order.status === "failed"
-        ? `Order for ${ticket} was not placed: ${problems[0] ?? "see details"}`
-        : `Order for ${ticket} (${order.externalDocumentNumber}): ${STATUS_TEXT[order.status] ?? order.status}`;
-  return { text: truncate(text, 3000), blocks: blocks.slice(0, 50) };
+        ? `Order for ${t} was not placed: ${problems[0] ? shown(problems[0], TEXT_REASON_MAX) : "see details"}`
+        : `Order for ${t} (${shown(order.externalDocumentNumber, TEXT_VALUE_MAX)}): ${STATUS_TEXT[order.status] ?? order.status}`;
+  return { text, blocks: blocks.slice(0, 50) };
 }

@@ -167,6 +167,19 @@ export async function markPosted(q: Queryable, eventId: string, replyTs: string 
   return (rowCount ?? 0) > 0;
 }
 
+/**
+ * Ends the posting of an event Slack will not take in any form, keeping why in `post_error`: the order's later
+ * updates then go out. Returns false when it was already posted.
+ */
+export async function markPostSkipped(q: Queryable, eventId: string, error: object): Promise<boolean> {
+  const { rowCount } = await q.query(
+    `UPDATE supplier_events SET posted_at = now(), reply_ts = NULL, post_error = $2
+     WHERE id = $1 AND posted_at IS NULL`,
+    [eventId, JSON.stringify(error)],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
 /** Recorded before each post, so a retry knows Slack may already show the reply (see post-update.ts). */
 export async function markPostAttempted(q: Queryable, eventId: string): Promise<void> {
   await q.query("UPDATE supplier_events SET post_attempted_at = now() WHERE id = $1", [eventId]);

@@ -27,7 +27,7 @@ export async function startInProcessDesk(
   // A handler abandoned by shutdown's settle window may still log once its Slack call returns: drop those
   // lines rather than write to a closed file (an uncaught error in the test process).
   const logger = createLogger(
-    { level: "info" },
+    { level: extraEnv.LOG_LEVEL ?? "info" },
     { write: (line: string) => void (ended || stream.write(line)) },
   );
   const desk = await world.startDesk({ logger, env: { ORDER_DESK_DATA_DIR: "memory://", ...extraEnv } });

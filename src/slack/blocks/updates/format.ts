@@ -9,6 +9,8 @@
 import { differenceInCalendarDays, format, isValid, parseISO } from "date-fns";
 import type { OrderState } from "../../../supplier/events.ts";
 
+export { escapeMrkdwn, shown, slackLink } from "../text.ts";
+
 const STATE_LABELS: Record<OrderState, string> = {
   queued: "Queued",
   placing: "Placing",
@@ -27,18 +29,6 @@ const STATE_LABELS: Record<OrderState, string> = {
 /** "in_fulfilment" → "In fulfilment"; an unknown value is shown as given, underscores spaced. */
 export function stateLabel(state: string): string {
   return STATE_LABELS[state as OrderState] ?? state.replace(/_/g, " ");
-}
-
-/** Escapes text from the supplier for Slack mrkdwn (`&`, `<`, `>` only, as Slack asks). */
-export function escapeMrkdwn(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-
-/** A Slack link, with its label escaped and the URL kept only when it is http(s). */
-export function link(url: string, label: string): string {
-  const safeLabel = escapeMrkdwn(label).replace(/\|/g, "¦");
-  if (!/^https?:\/\//i.test(url)) return safeLabel;
-  return `<${url.replace(/[<>|]/g, encodeURIComponent)}|${safeLabel}>`;
 }
 
 /** The calendar date (YYYY-MM-DD) of `instant` in `timeZone`. */

@@ -3,7 +3,8 @@ export {
   escapeMrkdwn,
   formatEstimatedDelivery,
   formatInstant,
-  link,
+  shown,
+  slackLink,
   stateLabel,
 } from "./format.ts";
 export {

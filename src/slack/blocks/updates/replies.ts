@@ -10,7 +10,7 @@ import {
   type StatusChangedEvent,
   type SupplierEvent,
 } from "../../../supplier/events.ts";
-import { escapeMrkdwn, formatEstimatedDelivery, formatInstant, link, stateLabel } from "./format.ts";
+import { formatEstimatedDelivery, formatInstant, shown, slackLink, stateLabel } from "./format.ts";
 
 export interface RenderOptions {
   now: Date;
@@ -38,6 +38,13 @@ export interface EventToRender {
 
 const SECTION_MAX = 3000;
 const MAX_LINES_SHOWN = 20;
+/** Longest free text (a reason) in a reply's blocks, and in its notification text. */
+const REASON_MAX = 2800;
+const REASON_IN_TEXT = 300;
+/** Longest short value (a carrier, a tracking or item number) shown. */
+const VALUE_MAX = 100;
+/** The notification text stays far below Slack's 40,000 characters whatever the supplier sent. */
+const TEXT_MAX = 1000;
 
 const STATUS_EMOJI: Record<string, string> = {
   received: ":inbox_tray:",
@@ -58,6 +65,11 @@ const PARCEL_STATUS: Record<string, { emoji: string; words: string }> = {
   delivered: { emoji: ":house_with_garden:", words: "delivered" },
   exception: { emoji: ":warning:", words: "delivery exception" },
 };
+
+/** A reply's `text`, what notifications and broadcasts show: built from escaped parts, and short. */
+function notification(text: string): string {
+  return text.length > TEXT_MAX ? `${text.slice(0, TEXT_MAX - 1).replace(/&[a-z]{0,3}$/, "")}…` : text;
+}
 
 function section(text: string): Block {
   const clipped = text.length > SECTION_MAX ? `${text.slice(0, SECTION_MAX - 1)}…` : text;
@@ -80,17 +92,19 @@ function renderStatus(
   const label = stateLabel(status);
   const was = previousStatus ? ` (was ${stateLabel(previousStatus)})` : "";
   const lines = [`${STATUS_EMOJI[status] ?? ":information_source:"} Status: *${label}*${was}`];
-  if (reason) lines.push(escapeMrkdwn(reason));
+  if (reason) lines.push(shown(reason, REASON_MAX));
   return {
-    text: `Status: ${label}${was}${reason ? ` — ${reason}` : ""}`,
+    text: notification(`Status: ${label}${was}${reason ? ` — ${shown(reason, REASON_IN_TEXT)}` : ""}`),
     blocks: [section(lines.join("\n")), context(stored, options)],
   };
 }
 
 function renderLines(lines: ShippingUpdatedEvent["data"]["lines"]): string {
-  const shown = lines.slice(0, MAX_LINES_SHOWN).map((l) => `${l.quantity} × ${escapeMrkdwn(l.itemNumber)}`);
-  if (lines.length > MAX_LINES_SHOWN) shown.push(`and ${lines.length - MAX_LINES_SHOWN} more lines`);
-  return shown.join("\n");
+  const items = lines
+    .slice(0, MAX_LINES_SHOWN)
+    .map((l) => `${l.quantity} × ${shown(l.itemNumber, VALUE_MAX)}`);
+  if (lines.length > MAX_LINES_SHOWN) items.push(`and ${lines.length - MAX_LINES_SHOWN} more lines`);
+  return items.join("\n");
 }
 
 function renderShipping(
@@ -102,9 +116,11 @@ function renderShipping(
   const timeZone = options.timeZone ?? "UTC";
   const state = PARCEL_STATUS[d.status] ?? { emoji: ":package:", words: d.status };
   const parcel = d.parcel.of > 1 ? `Parcel ${d.parcel.number} of ${d.parcel.of}` : "Parcel";
-  const carrier = escapeMrkdwn(d.carrier);
+  const carrier = shown(d.carrier, VALUE_MAX);
   const headline = `${state.emoji} *${parcel}* ${state.words} · ${carrier}`;
-  const fields: Block[] = [{ type: "mrkdwn", text: `*Tracking*\n${link(d.trackingUrl, d.trackingNumber)}` }];
+  const fields: Block[] = [
+    { type: "mrkdwn", text: `*Tracking*\n${slackLink(d.trackingUrl, d.trackingNumber)}` },
+  ];
   const arrival =
     d.status !== "delivered" && d.estimatedDelivery
       ? formatEstimatedDelivery(d.estimatedDelivery, { now: options.now, timeZone })
@@ -112,15 +128,17 @@ function renderShipping(
   if (arrival) fields.push({ type: "mrkdwn", text: `*Delivery*\n${arrival}` });
   const blocks: Block[] = [{ ...section(headline), fields }];
   if (d.status === "exception" || d.exceptionReason) {
-    blocks.push(section(`:warning: ${escapeMrkdwn(d.exceptionReason ?? "The carrier reported a problem.")}`));
+    blocks.push(
+      section(`:warning: ${shown(d.exceptionReason ?? "The carrier reported a problem.", REASON_MAX)}`),
+    );
   }
   if (d.lines.length > 0) blocks.push(section(`*In this parcel*\n${renderLines(d.lines)}`));
   blocks.push(context(stored, options));
   const text =
-    `${parcel} ${state.words} with ${d.carrier}, tracking ${d.trackingNumber}` +
+    `${parcel} ${state.words} with ${carrier}, tracking ${shown(d.trackingNumber, VALUE_MAX)}` +
     (arrival ? `, ${arrival}` : "") +
-    (d.exceptionReason ? ` — ${d.exceptionReason}` : "");
-  return { text, blocks };
+    (d.exceptionReason ? ` — ${shown(d.exceptionReason, REASON_IN_TEXT)}` : "");
+  return { text: notification(text), blocks };
 }
 
 function renderGeneric(
@@ -129,18 +147,17 @@ function renderGeneric(
   stored: EventToRender,
   options: RenderOptions,
 ): RenderedMessage {
-  const json = JSON.stringify(event.data ?? {}, null, 2);
-  const budget = SECTION_MAX - 20;
-  const shown = json.length > budget ? `${json.slice(0, budget)}\n…` : json;
+  const json = JSON.stringify(event.data ?? {}, null, 2) ?? "{}";
   const note =
     issues.length > 0
-      ? `\n_Shown as received: its details did not match what we expect (${escapeMrkdwn(issues.slice(0, 3).join("; "))})._`
+      ? `\n_Shown as received: its details did not match what we expect (${shown(issues.slice(0, 3).join("; "), 1000)})._`
       : "";
+  const type = shown(event.type, VALUE_MAX);
   return {
-    text: `Supplier update: ${event.type}`,
+    text: notification(`Supplier update: ${type}`),
     blocks: [
-      section(`:information_source: Supplier update \`${escapeMrkdwn(event.type)}\`${note}`),
-      section(`\`\`\`${escapeMrkdwn(shown)}\`\`\``),
+      section(`:information_source: Supplier update \`${type}\`${note}`),
+      section(`\`\`\`${shown(json, SECTION_MAX - 20)}\`\`\``),
       context(stored, options),
     ],
   };
@@ -174,6 +191,29 @@ export function renderEventReply(stored: EventToRender, options: RenderOptions):
     case "unknown":
       return renderGeneric(parsed.event, parsed.issues, stored, options);
   }
+}
+
+/**
+ * The reply in short, for when Slack refused the full one (`slackError`, e.g. `msg_too_long`): what happened in a
+ * few words, no supplier text beyond the state, and a note that it was shortened.
+ */
+export function renderShortReply(
+  stored: EventToRender,
+  options: RenderOptions,
+  slackError: string,
+): RenderedMessage {
+  const parsed = parseStoredEvent(stored);
+  let what: string;
+  if (parsed.kind === "status_changed") what = `Status: ${stateLabel(parsed.event.data.status)}`;
+  else if (parsed.kind === "shipping_updated") {
+    const d = parsed.event.data;
+    what = `Parcel ${d.parcel.number} of ${d.parcel.of}: ${PARCEL_STATUS[d.status]?.words ?? d.status}`;
+  } else what = `Supplier update ${shown(stored.type, VALUE_MAX)}`;
+  const note = `Shortened: Slack refused the full update (${shown(slackError, 40)}).`;
+  return {
+    text: notification(`${what} (shortened)`),
+    blocks: [section(`:information_source: ${what}\n_${note}_`), context(stored, options)],
+  };
 }
 
 export type BroadcastKind = "delivered" | "cancelled" | "exception";

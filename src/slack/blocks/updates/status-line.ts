@@ -4,7 +4,7 @@
  */
 import { readTracking } from "../../../orders/updates/tracking.ts";
 import type { Order } from "../../../store/repositories/orders.ts";
-import { formatEstimatedDelivery, formatInstant, link, stateLabel } from "./format.ts";
+import { formatEstimatedDelivery, formatInstant, slackLink, stateLabel } from "./format.ts";
 
 /** Stable block_id of the status line, so tools (the demo's transcript) can find it. */
 export const STATUS_LINE_BLOCK_ID = "order_status_line";
@@ -22,7 +22,7 @@ export function statusLineText(
   const tracking = readTracking(order.tracking);
   if (tracking) {
     const t = tracking.latest;
-    parts.push(link(t.trackingUrl, `${t.carrier} ${t.trackingNumber}`));
+    parts.push(slackLink(t.trackingUrl, `${t.carrier} ${t.trackingNumber}`));
     if (t.status !== "delivered" && t.estimatedDelivery) {
       const arrival = formatEstimatedDelivery(t.estimatedDelivery, { now: options.now, timeZone });
       if (arrival) parts.push(arrival);
