@@ -18,6 +18,7 @@ import type { AdminAlert } from "./orders/ports.ts";
 import { showOrder } from "./orders/show-order.ts";
 import { workPostUpdates } from "./orders/updates/post-update.ts";
 import { createSlackChat } from "./orders/updates/slack-chat.ts";
+import { updatesFor } from "./orders/updates/verbosity.ts";
 import { createSlackWorkflowFunctions, withWorkflowSteps } from "./orders/workflow/index.ts";
 import { createSecretsManagerClient } from "./secrets/client.ts";
 import { ExpiryWatch } from "./secrets/expiry.ts";
@@ -208,6 +209,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
         showOrder(store, slack.notifier, order, { kind: "placed" }, { signal }),
       alertAdmins,
       broadcast: customer.config.broadcast,
+      updates: (order) => updatesFor(customer.config, order.profile),
       metrics,
       // App Home follows the order's latest supplier event (debounced per user; failures only logged).
       onOrderChanged: (order) => slack.home.orderChanged(order),

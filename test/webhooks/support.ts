@@ -62,6 +62,9 @@ export interface HarnessOptions {
   fakeSlack?: Parameters<typeof startFakeSlack>[0]["channelPace"];
   /** Bot scopes of the fake Slack (default: the manifest's). */
   scopes?: readonly string[];
+  /** What threads show (default: every event, the worker's default). */
+  updates?: PostUpdateDeps["updates"];
+  broadcast?: PostUpdateDeps["broadcast"];
 }
 
 export async function startHarness(store: Store, options: HarnessOptions = {}): Promise<Harness> {
@@ -98,6 +101,8 @@ export async function startHarness(store: Store, options: HarnessOptions = {}): 
     pacer: options.pacer ?? new ChannelPacer({ perSecond: 50, burst: 50 }),
     settleMs: options.settleMs ?? 0,
     now: () => NOW,
+    ...(options.updates && { updates: options.updates }),
+    ...(options.broadcast && { broadcast: options.broadcast }),
   });
   const sweeper = createOrphanSweeper({
     store,

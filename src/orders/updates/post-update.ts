@@ -5,8 +5,9 @@
  * Per run, under the order's lock (order-lock.ts):
  *  1. apply every unposted event to the order — status (only forward: `applySupplierStatus`) and tracking
  *     (only newer: tracking.ts) — so App Home is right even when Slack is not reachable;
- *  2. post each unposted event as a reply, at the channel's pace, and mark it posted with the reply's ts
- *     right after Slack answers;
+ *  2. post each unposted event the thread shows (verbosity.ts: milestones, or every event) as a reply, at the
+ *     channel's pace, and mark it posted with the reply's ts right after Slack answers; mark the others handled
+ *     without a reply;
  *  3. re-render the parent message (`renderParent`, the order message builder) and `chat.update` it if it
  *     changed.
  *
@@ -23,12 +24,8 @@ import type { Jobs } from "../../jobs/jobs.ts";
 import { QUEUES } from "../../jobs/queues.ts";
 import type { JobContext, JobHandler } from "../../jobs/worker.ts";
 import type { Metrics } from "../../metrics.ts";
-import {
-  type BroadcastKind,
-  broadcastKind,
-  parseStoredEvent,
-  renderEventReply,
-} from "../../slack/blocks/updates/replies.ts";
+import { renderOrderReply } from "../../slack/blocks/updates/order-reply.ts";
+import { parseStoredEvent } from "../../slack/blocks/updates/replies.ts";
 import type { Store } from "../../store/db.ts";
 import {
   attachOrphansOfOrder,
@@ -53,6 +50,7 @@ import { OrderBusyError, OrderLocks } from "./order-lock.ts";
 import { ChannelPacer } from "./pacer.ts";
 import type { SlackChat } from "./slack-chat.ts";
 import { foldTracking, readTracking, trackingInfoOf } from "./tracking.ts";
+import { type BroadcastSettings, decideReply, type UpdatesVerbosity } from "./verbosity.ts";
 
 export interface ParentMessage {
   text: string;
@@ -83,7 +81,12 @@ export interface PostUpdateDeps {
    * Which updates also go to the channel (`reply_broadcast`), from the customer file's `broadcast:`; a kind left
    * out is broadcast (default: delivered, cancelled and delivery exceptions all are).
    */
-  broadcast?: Partial<Record<BroadcastKind, boolean>>;
+  broadcast?: BroadcastSettings;
+  /**
+   * What the order's thread shows (verbosity.ts): the customer file's `updates` for the order's profile. Default
+   * `all`, every event; the customer file's own default is `milestones`.
+   */
+  updates?: (order: Order) => UpdatesVerbosity;
   /**
    * An event is posted once it was received this long ago (default 0), so that an earlier event delivered
    * after it can still take its place in the thread. The same value as the receiver's settle delay.
@@ -206,10 +209,15 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
   }
 
   /** Marks posted, retrying briefly: giving up here is what turns a database blip into a duplicate reply. */
-  async function markPostedHard(eventId: string, ts: string | null, logger: Logger): Promise<void> {
+  async function markPostedHard(
+    eventId: string,
+    ts: string | null,
+    logger: Logger,
+    milestone: string | null = null,
+  ): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await markPosted(store, eventId, ts);
+        await markPosted(store, eventId, ts, milestone);
         return;
       } catch (error) {
         if (attempt >= MARK_ATTEMPTS) throw error;
@@ -386,7 +394,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
 
     let newestPosted: number | null = null;
     for (const e of events) {
-      if (e.postedAt !== null) newestPosted = Math.max(newestPosted ?? 0, e.occurredAt.getTime());
+      if (e.replyTs !== null) newestPosted = Math.max(newestPosted ?? 0, e.occurredAt.getTime());
     }
     let posted = 0;
     let settlesInMs: number | null = null;
@@ -395,7 +403,8 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
       signal?.throwIfAborted();
       // Listed again before every post: an earlier event that arrived (or an orphan linked) meanwhile goes first.
       if (!first) await adoptOrphans(orderId, logger);
-      const queue = await listUnpostedForOrder(store, orderId);
+      const orderEvents = await listEventsForOrder(store, orderId);
+      const queue = orderEvents.filter((e) => e.postedAt === null);
       const event = queue[0];
       if (!event) break;
       if (!seen.has(event.id)) {
@@ -412,15 +421,23 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
         settlesInMs = settledAt - Date.now();
         break;
       }
+      const decision = decideReply(event, orderEvents, {
+        updates: deps.updates?.(order) ?? "all",
+        broadcast: deps.broadcast,
+      });
+      if (!decision.post) {
+        // Kept out of the thread: the status line and App Home already show it.
+        await markPostedHard(event.id, null, logger);
+        continue;
+      }
       // A pace slot only for a reply that goes out now: reserving one for a turn that finds nothing to post
       // would cost the channel's next reply a second.
       await pace(channel, signal);
       if ((await listUnpostedForOrder(store, orderId))[0]?.id !== event.id) continue; // an earlier one arrived
 
       const late = newestPosted !== null && event.occurredAt.getTime() < newestPosted;
-      const rendered = renderEventReply(event, { now: now(), timeZone, late });
-      const kind = broadcastKind(parseStoredEvent(event));
-      const broadcast = kind !== null && deps.broadcast?.[kind] !== false;
+      const rendered = renderOrderReply(event, order, { now: now(), timeZone, late });
+      const { broadcast, milestone } = decision;
       let ts: string;
       try {
         const earlier = await earlierReply(channel, threadTs, event, logger);
@@ -429,7 +446,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
             { eventId: event.id, ts: earlier },
             "an interrupted attempt posted this reply; not posting it again",
           );
-          await markPostedHard(event.id, earlier, logger);
+          await markPostedHard(event.id, earlier, logger, milestone);
           if (!late) newestPosted = event.occurredAt.getTime();
           continue;
         }
@@ -449,7 +466,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
         return onSlackError(error, order, queue, logger);
       }
       deps.metrics?.slackPosts.inc({ method: "chat.postMessage" });
-      await markPostedHard(event.id, ts, logger);
+      await markPostedHard(event.id, ts, logger, milestone);
       posted++;
       if (!late) newestPosted = event.occurredAt.getTime();
     }

@@ -8,8 +8,6 @@ export {
 } from "./format.ts";
 export {
   type Block,
-  type BroadcastKind,
-  broadcastKind,
   type EventToRender,
   parseStoredEvent,
   type RenderedMessage,
