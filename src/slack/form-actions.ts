@@ -1,7 +1,8 @@
 /**
  * "Add line", "Remove line", "Add bundle": rebuild the modal from what is typed so far and `views.update` it. The
  * line blocks keep their keys, so Slack keeps every typed value; the view's hash makes a stale rebuild (two quick
- * clicks) fail harmlessly instead of overwriting a newer form.
+ * clicks) fail harmlessly instead of overwriting a newer form. Any other failure is told to the user (the click was
+ * acked: without a word they would see nothing happen).
  */
 import type { webApi } from "@slack/bolt";
 import type { OrderDraft } from "../orders/draft.ts";
@@ -9,6 +10,7 @@ import { buildOrderModal } from "./blocks/order-modal.ts";
 import type { SlackContext } from "./context.ts";
 import { type OrderForm, readOrderForm, type StateValues } from "./form.ts";
 import { decodeMetadata, type ModalMetadata } from "./metadata.ts";
+import { tellViewFailed } from "./view-failures.ts";
 import { slackErrorCode } from "./web-errors.ts";
 
 export interface FormChange {
@@ -27,6 +29,8 @@ export async function updateOrderModal(
     state?: { values: unknown } | undefined;
   },
   change: (form: OrderForm, meta: ModalMetadata) => FormChange,
+  /** Who clicked, and how to try again in their words ("click Add line again"). */
+  clicked: { userId: string; retry: string },
 ): Promise<void> {
   const meta = decodeMetadata(view.private_metadata);
   const form = readOrderForm((view.state?.values ?? {}) as StateValues, meta);
@@ -48,6 +52,10 @@ export async function updateOrderModal(
     await client.views.update({ view_id: view.id, hash: view.hash, view: rebuilt });
   } catch (error) {
     if (slackErrorCode(error) === "hash_conflict") return; // a newer rebuild won; nothing to do
-    throw error;
+    await tellViewFailed(client, { userId: clicked.userId, channelId: meta.ch }, error, {
+      action: "update",
+      retry: clicked.retry,
+      logger: ctx.logger,
+    });
   }
 }

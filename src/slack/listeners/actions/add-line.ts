@@ -10,22 +10,29 @@ export function addLine(ctx: SlackContext) {
   return async ({ ack, body, client }: SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs) => {
     await ack();
     if (!body.view) return;
-    await updateOrderModal(ctx, client, body.view, (form, meta) => {
-      if (form.lineKeys.length >= MAX_MODAL_LINES) {
+    const clicked = { userId: body.user.id, retry: "click Add line again" };
+    await updateOrderModal(
+      ctx,
+      client,
+      body.view,
+      (form, meta) => {
+        if (form.lineKeys.length >= MAX_MODAL_LINES) {
+          return {
+            form,
+            meta,
+            notice: `Only ${MAX_MODAL_LINES} lines fit in one form; place a second order for the rest.`,
+          };
+        }
+        const { key, meta: next } = takeLineKey(meta);
         return {
-          form,
-          meta,
-          notice: `Only ${MAX_MODAL_LINES} lines fit in one form; place a second order for the rest.`,
+          meta: next,
+          form: {
+            lineKeys: [...form.lineKeys, key],
+            draft: { ...form.draft, lines: [...form.draft.lines, emptyLine()] },
+          },
         };
-      }
-      const { key, meta: next } = takeLineKey(meta);
-      return {
-        meta: next,
-        form: {
-          lineKeys: [...form.lineKeys, key],
-          draft: { ...form.draft, lines: [...form.draft.lines, emptyLine()] },
-        },
-      };
-    });
+      },
+      clicked,
+    );
   };
 }

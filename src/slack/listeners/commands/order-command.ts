@@ -2,13 +2,21 @@ import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from "@slack/bolt"
 import type { SlackContext } from "../../context.ts";
 import { newOrderModal, replaceIfNotAllowed } from "../../order-modal-views.ts";
 import { ticketFromCommand } from "../../ticket.ts";
+import { tellViewFailed } from "../../view-failures.ts";
 
 /**
  * `/order [TICKET-ID]`: ack, then `views.open` straight away (the trigger expires in 3 s), then the slower
- * authorization check, which replaces the form with the reason when the user may not order here.
+ * authorization check, which replaces the form with the reason when the user may not order here. When the form
+ * does not open, the user is told so (ephemeral, through the command's response_url).
  */
 export function orderCommand(ctx: SlackContext) {
-  return async ({ command, ack, client, logger }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+  return async ({
+    command,
+    ack,
+    client,
+    logger,
+    respond,
+  }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
     const profiles = ctx.customer.profilesForChannel(command.channel_id);
     if (profiles.length === 0) {
       await ack({
@@ -24,7 +32,18 @@ export function orderCommand(ctx: SlackContext) {
       channelId: command.channel_id,
       ticket: ticketFromCommand(command.text, ctx.customer.ticketIdPattern),
     });
-    const opened = await client.views.open({ trigger_id: command.trigger_id, view });
+    let opened: Awaited<ReturnType<typeof client.views.open>>;
+    try {
+      opened = await client.views.open({ trigger_id: command.trigger_id, view });
+    } catch (error) {
+      await tellViewFailed(
+        client,
+        { userId: command.user_id, respond, channelId: command.channel_id },
+        error,
+        { action: "open", retry: `run ${command.command} again`, logger: ctx.logger },
+      );
+      return;
+    }
     try {
       await replaceIfNotAllowed(ctx, client, opened.view, profiles, command.user_id);
     } catch (error) {
