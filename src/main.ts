@@ -16,6 +16,7 @@ import { createMetrics, type Metrics } from "./metrics.ts";
 import { placeOrderJob } from "./orders/place.ts";
 import type { AdminAlert } from "./orders/ports.ts";
 import { showOrder } from "./orders/show-order.ts";
+import { ChannelPacer } from "./orders/updates/pacer.ts";
 import { workPostUpdates } from "./orders/updates/post-update.ts";
 import { createSlackChat } from "./orders/updates/slack-chat.ts";
 import { updatesFor } from "./orders/updates/verbosity.ts";
@@ -139,6 +140,8 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       : () => config.webhooks.secrets;
 
     const botIdentity = await botIdentityCheck;
+    // One pace per channel for every post of this process: order messages, replies and alerts.
+    const pacer = new ChannelPacer();
     const slack = createSlackApp({
       mode: config.slack.mode,
       botToken: config.slack.botToken,
@@ -149,6 +152,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       jobs,
       metrics,
       logger,
+      pacer,
       ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
       ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
       ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
@@ -208,6 +212,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       showMissingMessage: (order, signal) =>
         showOrder(store, slack.notifier, order, { kind: "placed" }, { signal }),
       alertAdmins,
+      pacer,
       broadcast: customer.config.broadcast,
       updates: (order) => updatesFor(customer.config, order.profile),
       metrics,
