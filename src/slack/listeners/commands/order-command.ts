@@ -1,10 +1,12 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from "@slack/bolt";
 import type { SlackContext } from "../../context.ts";
+import { orderCommandHelp, parseOrderCommand } from "../../order-command-args.ts";
 import { newOrderModal, replaceIfNotAllowed } from "../../order-modal-views.ts";
-import { ticketFromCommand } from "../../ticket.ts";
 import { tellViewFailed } from "../../view-failures.ts";
+import { answerOrderStatus } from "./order-status.ts";
 
 /**
+ * `/order help` lists the command's forms; `/order status TICKET-ID` lists the ticket's orders (order-status.ts).
  * `/order [TICKET-ID]`: ack, then `views.open` straight away (the trigger expires in 3 s), then the slower
  * authorization check, which replaces the form with the reason when the user may not order here. When the form
  * does not open, the user is told so (ephemeral, through the command's response_url).
@@ -17,6 +19,11 @@ export function orderCommand(ctx: SlackContext) {
     logger,
     respond,
   }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+    const asked = parseOrderCommand(command.text, ctx.customer.ticketIdPattern);
+    if (asked.kind === "help") {
+      await ack({ response_type: "ephemeral", text: orderCommandHelp(command.command) });
+      return;
+    }
     const profiles = ctx.customer.profilesForChannel(command.channel_id);
     if (profiles.length === 0) {
       await ack({
@@ -26,11 +33,26 @@ export function orderCommand(ctx: SlackContext) {
       return;
     }
     await ack();
+    if (asked.kind === "status") {
+      await answerOrderStatus(
+        ctx,
+        client,
+        respond,
+        {
+          reference: asked.reference,
+          command: command.command,
+          channelId: command.channel_id,
+          userId: command.user_id,
+        },
+        profiles,
+      );
+      return;
+    }
     const view = newOrderModal(ctx, {
       profiles,
       source: "command",
       channelId: command.channel_id,
-      ticket: ticketFromCommand(command.text, ctx.customer.ticketIdPattern),
+      ticket: asked.ticket,
     });
     let opened: Awaited<ReturnType<typeof client.views.open>>;
     try {
