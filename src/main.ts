@@ -25,6 +25,7 @@ import { createSecretsManagerClient } from "./secrets/client.ts";
 import { ExpiryWatch } from "./secrets/expiry.ts";
 import { createApiKeyProvider } from "./secrets/factory.ts";
 import { createWebhookSecretSource } from "./secrets/webhook-secrets.ts";
+import { isNotFound, slackApiNotFoundHint } from "./slack/api-url.ts";
 import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "./slack/app.ts";
 import { orderMessage } from "./slack/blocks/order-message.ts";
 import * as functions from "./slack/listeners/functions/index.ts";
@@ -326,6 +327,11 @@ async function checkSlackToken(config: Config): Promise<{ botUserId: string; bot
       throw new Error("auth.test did not name a bot user: is SLACK_BOT_TOKEN a bot token?");
     return { botUserId: result.user_id, botId: result.bot_id };
   } catch (error) {
+    if (isNotFound(error)) {
+      throw new Error(`Slack's auth.test failed: ${slackApiNotFoundHint(config.slack.apiUrl)}.`, {
+        cause: error,
+      });
+    }
     const reason = (error as { data?: { error?: string } }).data?.error ?? (error as Error).message;
     throw new Error(
       `Slack did not accept the bot token (auth.test: ${reason}). Check SLACK_BOT_TOKEN, that the app is installed in ` +
