@@ -4,8 +4,9 @@
  * temporary directory, all on loopback. Then it does what users do, through the same signed HTTP requests
  * Slack sends: an agent's `/order` with a modal submission (first with mistakes), a message-shortcut order
  * on a ticket message, and a Workflow Builder step for a new hire. It waits until the supplier has delivered
- * every order and its thread shows every update, prints the threads, and exits 0 (non-zero naming the step
- * that failed).
+ * every order and every supplier event has been handled (the thread shows the milestones, the status line the
+ * rest), prints the threads and what each order's thread got, and exits 0 (non-zero naming the step that
+ * failed).
  */
 import { createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -20,6 +21,8 @@ import { type FakeSlack, runWorkflowStep, SlackUser, startFakeSlack } from "../d
 import { createSlackRequests } from "../devtools/slack-requests.ts";
 import { createLogger } from "../log.ts";
 import { type OrderDesk, startOrderDesk } from "../main.ts";
+import { REPLY_EVENT_TYPE } from "../orders/updates/post-update.ts";
+import { readTracking } from "../orders/updates/tracking.ts";
 import { generateTestKey } from "../sandbox/keys.ts";
 import { startSandbox } from "../sandbox/sandbox.ts";
 import { CALLBACK } from "../slack/blocks/ids.ts";
@@ -78,6 +81,36 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** Per order: its parcels and supplier events, and what its thread got (replies, messages sent to the channel). */
+async function threadSummary(desk: OrderDesk, fake: FakeSlack): Promise<string> {
+  const { rows } = await desk.store.query(
+    `SELECT o.id, o.external_document_number AS edn, o.slack_channel_id AS channel, o.tracking,
+            count(e.id)::int AS events
+       FROM orders o LEFT JOIN supplier_events e ON e.order_id = o.id
+      GROUP BY o.id ORDER BY o.created_at`,
+  );
+  const lines = ["What each order's thread got (the customer file's default, updates: milestones):"];
+  for (const o of rows as {
+    id: string;
+    edn: string;
+    channel: string | null;
+    tracking: unknown;
+    events: number;
+  }[]) {
+    const replies = fake.messages(o.channel ?? "").filter((m) => {
+      const meta = m.metadata as { event_type?: string; event_payload?: { order_id?: string } } | undefined;
+      return meta?.event_type === REPLY_EVENT_TYPE && meta.event_payload?.order_id === o.id;
+    });
+    const parcels = Object.keys(readTracking(o.tracking)?.parcels ?? {}).length;
+    const broadcasts = replies.filter((m) => m.replyBroadcast).length;
+    lines.push(
+      `  ${o.edn.padEnd(10)} ${parcels} parcel${parcels === 1 ? " " : "s"}  ${String(o.events).padStart(2)} supplier events  →  ` +
+        `${replies.length} replies, ${broadcasts} also sent to the channel`,
+    );
+  }
+  return lines.join("\n");
 }
 
 export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
@@ -299,60 +332,63 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
       say(`      outputs: ${JSON.stringify(outputs)}`);
     });
 
-    await step("every order is delivered and every supplier event is in its thread", async () => {
-      let last = "";
-      try {
-        await until("delivery of the three orders", args.timeoutMs, async () => {
-          const { rows } = await desk.store.query(
-            `SELECT o.external_document_number AS edn, o.status, o.slack_channel_id AS channel,
+    await step(
+      "every order is delivered; its thread shows the milestones, its status line every event",
+      async () => {
+        let last = "";
+        try {
+          await until("delivery of the three orders", args.timeoutMs, async () => {
+            const { rows } = await desk.store.query(
+              `SELECT o.external_document_number AS edn, o.status, o.slack_channel_id AS channel,
                     o.slack_message_ts AS ts, count(e.id)::int AS events,
                     count(e.id) FILTER (WHERE e.posted_at IS NULL)::int AS unposted
                FROM orders o LEFT JOIN supplier_events e ON e.order_id = o.id
               GROUP BY o.id ORDER BY o.created_at`,
-          );
-          const orders = rows as {
-            edn: string;
-            status: string;
-            channel: string | null;
-            ts: string | null;
-            events: number;
-            unposted: number;
-          }[];
-          // What people see: the order's message shows Delivered on its status line.
-          const shownDelivered = (o: (typeof orders)[number]) => {
-            const latest = o.channel && o.ts ? fake.message(o.channel, o.ts)?.versions.at(-1) : undefined;
-            const blocks = (latest?.blocks ?? []) as { block_id?: string }[];
-            return JSON.stringify(blocks.find((b) => b.block_id === STATUS_LINE_BLOCK_ID) ?? "").includes(
-              "Delivered",
             );
-          };
-          last = orders
-            .map(
-              (o) =>
-                `${o.edn} ${o.status} (${o.events} events, ${o.unposted} unposted, ` +
-                `message ${shownDelivered(o) ? "shows" : "does not show"} Delivered)`,
-            )
-            .join("; ");
-          const done =
-            orders.length === 3 &&
-            orders.every((o) => o.status === "delivered" && o.unposted === 0 && shownDelivered(o));
-          return done ? orders : undefined;
-        });
-      } catch (error) {
-        const failed = await desk.jobs.listFailed({ limit: 5 }).catch(() => []);
-        const orphans = await desk.store
-          .query("SELECT count(*)::int AS n FROM supplier_events WHERE order_id IS NULL")
-          .then((r) => (r.rows[0] as { n: number }).n)
-          .catch(() => "?");
-        for (const channel of [HELPDESK, ONBOARDING]) {
-          io.stderr.write(`${fake.transcript(channel, { statusBlockId: STATUS_LINE_BLOCK_ID })}\n`);
+            const orders = rows as {
+              edn: string;
+              status: string;
+              channel: string | null;
+              ts: string | null;
+              events: number;
+              unposted: number;
+            }[];
+            // What people see: the order's message shows Delivered on its status line.
+            const shownDelivered = (o: (typeof orders)[number]) => {
+              const latest = o.channel && o.ts ? fake.message(o.channel, o.ts)?.versions.at(-1) : undefined;
+              const blocks = (latest?.blocks ?? []) as { block_id?: string }[];
+              return JSON.stringify(blocks.find((b) => b.block_id === STATUS_LINE_BLOCK_ID) ?? "").includes(
+                "Delivered",
+              );
+            };
+            last = orders
+              .map(
+                (o) =>
+                  `${o.edn} ${o.status} (${o.events} events, ${o.unposted} unposted, ` +
+                  `message ${shownDelivered(o) ? "shows" : "does not show"} Delivered)`,
+              )
+              .join("; ");
+            const done =
+              orders.length === 3 &&
+              orders.every((o) => o.status === "delivered" && o.unposted === 0 && shownDelivered(o));
+            return done ? orders : undefined;
+          });
+        } catch (error) {
+          const failed = await desk.jobs.listFailed({ limit: 5 }).catch(() => []);
+          const orphans = await desk.store
+            .query("SELECT count(*)::int AS n FROM supplier_events WHERE order_id IS NULL")
+            .then((r) => (r.rows[0] as { n: number }).n)
+            .catch(() => "?");
+          for (const channel of [HELPDESK, ONBOARDING]) {
+            io.stderr.write(`${fake.transcript(channel, { statusBlockId: STATUS_LINE_BLOCK_ID })}\n`);
+          }
+          throw new Error(
+            `${(error as Error).message}; orders: ${last || "none"}; orphan events: ${orphans}; ` +
+              `failed jobs: ${JSON.stringify(failed)}`,
+          );
         }
-        throw new Error(
-          `${(error as Error).message}; orders: ${last || "none"}; orphan events: ${orphans}; ` +
-            `failed jobs: ${JSON.stringify(failed)}`,
-        );
-      }
-    });
+      },
+    );
     const atSupplier = await sandbox.orders();
     const numbers = atSupplier.map((o) => o.externalDocumentNumber);
     if (atSupplier.length !== 3 || new Set(numbers).size !== numbers.length) {
@@ -364,6 +400,8 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
       say("");
       say(fake.transcript(channel, { statusBlockId: STATUS_LINE_BLOCK_ID }));
     }
+    say("");
+    say(await threadSummary(desk, fake));
     say(`\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
     if (args.keep) say(`Database and JSON log kept in ${dir}`);
     return 0;
