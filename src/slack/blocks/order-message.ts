@@ -262,13 +262,16 @@ export function orderMessage(order: Order, options: OrderMessageOptions): OrderM
     elements: [mrkdwn(orderStatusLine(order, options))],
   });
 
+  // The fallback text (notifications, screen readers) names the order number and the ticket.
+  const edn = order.externalDocumentNumber;
+  const named = order.customerReference ? `order ${edn} for ${order.customerReference}` : `order ${edn}`;
   const text =
     order.status === "queued" || order.status === "placing"
       ? isRetrying(order)
-        ? `Order for ${ticket}: supplier unavailable, retrying automatically`
-        : `Placing order for ${ticket} …`
+        ? `Not placed yet, ${named}: supplier unavailable, retrying automatically`
+        : `Placing ${named} …`
       : order.status === "failed"
-        ? `Order for ${ticket} was not placed: ${problems[0] ?? "see details"}`
-        : `Order for ${ticket} (${order.externalDocumentNumber}): ${STATUS_TEXT[order.status] ?? order.status}`;
+        ? `Not placed, ${named}: ${problems[0] ?? "see details"}`
+        : `Order for ${ticket} (${edn}): ${STATUS_TEXT[order.status] ?? order.status}`;
   return { text: truncate(text, 3000), blocks: blocks.slice(0, 50) };
 }
