@@ -286,7 +286,8 @@ async function measureThreads(
       type: "order.status_changed",
       occurredAt: now.toISOString(),
       correlationId: order.correlationId,
-      data: { status: "validated", previousStatus: "received" },
+      // A milestone (the order placed): the example customer file threads milestones only.
+      data: { status: "received" },
     });
     const replied = fake.waitFor(
       () =>
