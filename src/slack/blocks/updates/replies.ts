@@ -18,13 +18,8 @@ export interface RenderOptions {
   timeZone?: string;
   /** The event happened before one already posted in the thread (it arrived late). */
   late?: boolean;
-  /**
-   * Names the order in the fallback text (notifications, screen readers), e.g. "ABC-123 · order ABC-123-1", so a
-   * notification is understood without opening the thread.
-   */
-  subject?: string;
-  /** Where the order is delivered: a delivery's icon follows it (an office, or a home). */
-  deliveryAt?: string;
+  /** The icon of a delivery, as the order goes (`:office:`); default a home. */
+  deliveredEmoji?: string;
 }
 
 export interface RenderedMessage {
@@ -47,12 +42,14 @@ const SECTION_MAX = 3000;
 const MAX_LINES_SHOWN = 20;
 
 const STATUS_EMOJI: Record<string, string> = {
+  received: ":inbox_tray:",
   validated: ":white_check_mark:",
   in_fulfilment: ":gear:",
   picked: ":shopping_trolley:",
   packed: ":package:",
   shipped: ":truck:",
   partially_shipped: ":truck:",
+  delivered: ":house_with_garden:",
   cancelled: ":x:",
 };
 
@@ -60,32 +57,16 @@ const PARCEL_STATUS: Record<string, { emoji: string; words: string }> = {
   shipped: { emoji: ":truck:", words: "shipped" },
   in_transit: { emoji: ":truck:", words: "in transit" },
   out_for_delivery: { emoji: ":articulated_lorry:", words: "out for delivery" },
-  delivered: { emoji: ":house_with_garden:", words: "delivered" }, // :office: for an Office delivery
+  delivered: { emoji: ":house_with_garden:", words: "delivered" },
   exception: { emoji: ":warning:", words: "delivery exception" },
 };
 
-/** Status `received`: the supplier has the order. */
-const PLACED_EMOJI = ":white_check_mark:";
-
-function deliveredEmoji(options: RenderOptions): string {
-  return options.deliveryAt === "Office" ? ":office:" : ":house_with_garden:";
-}
-
-function emojiFor(status: string, options: RenderOptions, byStatus: Record<string, string>): string {
-  return status === "delivered" ? deliveredEmoji(options) : (byStatus[status] ?? ":information_source:");
-}
-
-/** The fallback text, led by the order it is about. */
-function named(text: string, options: RenderOptions): string {
-  return options.subject ? `${options.subject}: ${text}` : text;
-}
-
-function section(text: string): Block {
+export function section(text: string): Block {
   const clipped = text.length > SECTION_MAX ? `${text.slice(0, SECTION_MAX - 1)}…` : text;
   return { type: "section", text: { type: "mrkdwn", text: clipped } };
 }
 
-function context(event: EventToRender, options: RenderOptions): Block {
+export function context(event: EventToRender, options: RenderOptions): Block {
   const timeZone = options.timeZone ?? "UTC";
   const parts = [`Supplier update · ${formatInstant(event.occurredAt, { now: options.now, timeZone })}`];
   if (options.late) parts.push("arrived late: this happened before the update above");
@@ -98,21 +79,13 @@ function renderStatus(
   options: RenderOptions,
 ): RenderedMessage {
   const { status, previousStatus, reason } = event.data;
-  if (status === "received") {
-    const id = event.correlationId;
-    const lines = [`${PLACED_EMOJI} *Placed with the supplier* · correlation id \`${escapeMrkdwn(id)}\``];
-    if (reason) lines.push(escapeMrkdwn(reason));
-    return {
-      text: named(`Placed with the supplier (correlation id ${id})${reason ? ` — ${reason}` : ""}`, options),
-      blocks: [section(lines.join("\n")), context(stored, options)],
-    };
-  }
   const label = stateLabel(status);
   const was = previousStatus ? ` (was ${stateLabel(previousStatus)})` : "";
-  const lines = [`${emojiFor(status, options, STATUS_EMOJI)} Status: *${label}*${was}`];
+  const emoji = (status === "delivered" && options.deliveredEmoji) || STATUS_EMOJI[status];
+  const lines = [`${emoji ?? ":information_source:"} Status: *${label}*${was}`];
   if (reason) lines.push(escapeMrkdwn(reason));
   return {
-    text: named(`Status: ${label}${was}${reason ? ` — ${reason}` : ""}`, options),
+    text: `Status: ${label}${was}${reason ? ` — ${reason}` : ""}`,
     blocks: [section(lines.join("\n")), context(stored, options)],
   };
 }
@@ -131,7 +104,8 @@ function renderShipping(
   const d = event.data;
   const timeZone = options.timeZone ?? "UTC";
   const known = PARCEL_STATUS[d.status] ?? { emoji: ":package:", words: d.status };
-  const state = d.status === "delivered" ? { ...known, emoji: deliveredEmoji(options) } : known;
+  const state =
+    d.status === "delivered" && options.deliveredEmoji ? { ...known, emoji: options.deliveredEmoji } : known;
   const parcel = d.parcel.of > 1 ? `Parcel ${d.parcel.number} of ${d.parcel.of}` : "Parcel";
   const carrier = escapeMrkdwn(d.carrier);
   const headline = `${state.emoji} *${parcel}* ${state.words} · ${carrier}`;
@@ -151,7 +125,7 @@ function renderShipping(
     `${parcel} ${state.words} with ${d.carrier}, tracking ${d.trackingNumber}` +
     (arrival ? `, ${arrival}` : "") +
     (d.exceptionReason ? ` — ${d.exceptionReason}` : "");
-  return { text: named(text, options), blocks };
+  return { text, blocks };
 }
 
 function renderGeneric(
@@ -168,7 +142,7 @@ function renderGeneric(
       ? `\n_Shown as received: its details did not match what we expect (${escapeMrkdwn(issues.slice(0, 3).join("; "))})._`
       : "";
   return {
-    text: named(`Supplier update: ${event.type}`, options),
+    text: `Supplier update: ${event.type}`,
     blocks: [
       section(`:information_source: Supplier update \`${escapeMrkdwn(event.type)}\`${note}`),
       section(`\`\`\`${escapeMrkdwn(shown)}\`\`\``),
