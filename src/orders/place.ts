@@ -293,14 +293,16 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
         (apiKey) => deps.supplier.createOrder(request, { apiKey, signal: job.signal }),
         { onUnauthorized: alertUnauthorized, logger: log },
       );
-      await placingShown();
+      // Recorded at once, whatever Slack is doing: a run stopped while the message waits is not placed twice.
       const placed = await markPlaced(deps.store, order.id, {
         correlationId: result.correlationId,
         placedEarlier: result.placedEarlier,
       });
       log.info({ correlationId: result.correlationId, placedEarlier: result.placedEarlier }, "order placed");
       deps.metrics?.placed(order.source);
-      const shown = await publishFinal(placed ?? order, { kind: "placed" }, log, job.signal);
+      await placingShown();
+      const current = (await getOrder(deps.store, order.id)) ?? placed ?? order;
+      const shown = await publishFinal(current, { kind: "placed" }, log, job.signal);
       await deps.onPlaced?.(shown);
     } catch (error) {
       if (job.signal.aborted) throw error; // shutting down or timed out: the queue runs it again
