@@ -34,18 +34,19 @@ export function orderCommand(ctx: SlackContext) {
     }
     await ack();
     if (asked.kind === "status") {
-      await answerOrderStatus(
-        ctx,
-        client,
-        respond,
-        {
-          reference: asked.reference,
-          command: command.command,
-          channelId: command.channel_id,
-          userId: command.user_id,
-        },
-        profiles,
-      );
+      const request = {
+        reference: asked.reference,
+        command: command.command,
+        channelId: command.channel_id,
+        userId: command.user_id,
+      };
+      await answerOrderStatus(ctx, client, respond, request, profiles).catch(async (error: unknown) => {
+        ctx.logger.error({ err: error, reference: asked.reference }, "could not answer /order status");
+        await respond({
+          response_type: "ephemeral",
+          text: "Order Desk could not look up the orders just now; try again in a minute.",
+        }).catch(() => {});
+      });
       return;
     }
     const view = newOrderModal(ctx, {
