@@ -1,6 +1,6 @@
 /**
- * The `place-order` job: post the order's message if it has none (at its channel's pace) while it reads the API key
- * and calls the supplier, then record the outcome and update the message. No transaction is held across a network call: each step is one statement.
+ * The `place-order` job: post the order's message if it has none, read the API key, call the supplier, record the
+ * outcome, update the message. No transaction is held across a network call: each step is one statement.
  *
  * Outcomes:
  * - accepted → `received` with the correlationId;
@@ -241,22 +241,13 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
       return;
     }
     // First run: post the message, or (a resubmission) turn it back to "placing". Retries keep "retrying".
-    // The message waits for its channel's pace (a burst of orders in one channel); the supplier does not: the
-    // order is placed meanwhile, and its outcome is shown once the message is there.
-    const showing =
-      !order.slackMessageTs || job.attempt === 1
-        ? publish(order, { kind: "placing" }, log, job.signal)
-        : Promise.resolve(order);
-    showing.catch(() => {}); // awaited below on every path; this only keeps an abort from going unhandled
-    const placingShown = async () => {
-      order = await showing;
-      return order;
-    };
+    if (!order.slackMessageTs || job.attempt === 1)
+      order = await publish(order, { kind: "placing" }, log, job.signal);
 
     const profile: Profile | undefined = deps.customer.profile(order.profile);
     if (!profile) {
       return fail(
-        await placingShown(),
+        order,
         {
           code: "UNKNOWN_PROFILE",
           message: `the profile "${order.profile}" is no longer in order-desk.config.yml`,
@@ -274,7 +265,7 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
         })
         .catch((error) => log.warn({ err: error }, "admin alert failed"));
       return fail(
-        await placingShown(),
+        order,
         {
           code: "ENVIRONMENT_MISMATCH",
           message: `profile "${profile.name}" is for the ${profile.supplier.environment} supplier environment, but Order Desk is connected to ${deps.supplier.environment}; an admin has been alerted`,
@@ -293,20 +284,17 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
         (apiKey) => deps.supplier.createOrder(request, { apiKey, signal: job.signal }),
         { onUnauthorized: alertUnauthorized, logger: log },
       );
-      // Recorded at once, whatever Slack is doing: a run stopped while the message waits is not placed twice.
       const placed = await markPlaced(deps.store, order.id, {
         correlationId: result.correlationId,
         placedEarlier: result.placedEarlier,
       });
       log.info({ correlationId: result.correlationId, placedEarlier: result.placedEarlier }, "order placed");
       deps.metrics?.placed(order.source);
-      await placingShown();
-      const current = (await getOrder(deps.store, order.id)) ?? placed ?? order;
-      const shown = await publishFinal(current, { kind: "placed" }, log, job.signal);
+      const shown = await publishFinal(placed ?? order, { kind: "placed" }, log, job.signal);
       await deps.onPlaced?.(shown);
     } catch (error) {
       if (job.signal.aborted) throw error; // shutting down or timed out: the queue runs it again
-      await handleFailure(await placingShown(), error, job, log);
+      await handleFailure(order, error, job, log);
     }
   };
 
