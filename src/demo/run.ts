@@ -332,63 +332,60 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
       say(`      outputs: ${JSON.stringify(outputs)}`);
     });
 
-    await step(
-      "every order is delivered; its thread shows the milestones, its status line every event",
-      async () => {
-        let last = "";
-        try {
-          await until("delivery of the three orders", args.timeoutMs, async () => {
-            const { rows } = await desk.store.query(
-              `SELECT o.external_document_number AS edn, o.status, o.slack_channel_id AS channel,
+    await step("every order is delivered and each supplier event is handled", async () => {
+      let last = "";
+      try {
+        await until("delivery of the three orders", args.timeoutMs, async () => {
+          const { rows } = await desk.store.query(
+            `SELECT o.external_document_number AS edn, o.status, o.slack_channel_id AS channel,
                     o.slack_message_ts AS ts, count(e.id)::int AS events,
                     count(e.id) FILTER (WHERE e.posted_at IS NULL)::int AS unposted
                FROM orders o LEFT JOIN supplier_events e ON e.order_id = o.id
               GROUP BY o.id ORDER BY o.created_at`,
-            );
-            const orders = rows as {
-              edn: string;
-              status: string;
-              channel: string | null;
-              ts: string | null;
-              events: number;
-              unposted: number;
-            }[];
-            // What people see: the order's message shows Delivered on its status line.
-            const shownDelivered = (o: (typeof orders)[number]) => {
-              const latest = o.channel && o.ts ? fake.message(o.channel, o.ts)?.versions.at(-1) : undefined;
-              const blocks = (latest?.blocks ?? []) as { block_id?: string }[];
-              return JSON.stringify(blocks.find((b) => b.block_id === STATUS_LINE_BLOCK_ID) ?? "").includes(
-                "Delivered",
-              );
-            };
-            last = orders
-              .map(
-                (o) =>
-                  `${o.edn} ${o.status} (${o.events} events, ${o.unposted} unposted, ` +
-                  `message ${shownDelivered(o) ? "shows" : "does not show"} Delivered)`,
-              )
-              .join("; ");
-            const done =
-              orders.length === 3 &&
-              orders.every((o) => o.status === "delivered" && o.unposted === 0 && shownDelivered(o));
-            return done ? orders : undefined;
-          });
-        } catch (error) {
-          const failed = await desk.jobs.listFailed({ limit: 5 }).catch(() => []);
-          const orphans = await desk.store
-            .query("SELECT count(*)::int AS n FROM supplier_events WHERE order_id IS NULL")
-            .then((r) => (r.rows[0] as { n: number }).n)
-            .catch(() => "?");
-          for (const channel of [HELPDESK, ONBOARDING]) {
-            io.stderr.write(`${fake.transcript(channel, { statusBlockId: STATUS_LINE_BLOCK_ID })}\n`);
-          }
-          throw new Error(
-            `${(error as Error).message}; orders: ${last || "none"}; orphan events: ${orphans}; ` +
-              `failed jobs: ${JSON.stringify(failed)}`,
           );
+          const orders = rows as {
+            edn: string;
+            status: string;
+            channel: string | null;
+            ts: string | null;
+            events: number;
+            unposted: number;
+          }[];
+          // What people see: the order's message shows Delivered on its status line.
+          const shownDelivered = (o: (typeof orders)[number]) => {
+            const latest = o.channel && o.ts ? fake.message(o.channel, o.ts)?.versions.at(-1) : undefined;
+            const blocks = (latest?.blocks ?? []) as { block_id?: string }[];
+            return JSON.stringify(blocks.find((b) => b.block_id === STATUS_LINE_BLOCK_ID) ?? "").includes(
+              "Delivered",
+            );
+          };
+          last = orders
+            .map(
+              (o) =>
+                `${o.edn} ${o.status} (${o.events} events, ${o.unposted} unposted, ` +
+                `message ${shownDelivered(o) ? "shows" : "does not show"} Delivered)`,
+            )
+            .join("; ");
+          const done =
+            orders.length === 3 &&
+            orders.every((o) => o.status === "delivered" && o.unposted === 0 && shownDelivered(o));
+          return done ? orders : undefined;
+        });
+      } catch (error) {
+        const failed = await desk.jobs.listFailed({ limit: 5 }).catch(() => []);
+        const orphans = await desk.store
+          .query("SELECT count(*)::int AS n FROM supplier_events WHERE order_id IS NULL")
+          .then((r) => (r.rows[0] as { n: number }).n)
+          .catch(() => "?");
+        for (const channel of [HELPDESK, ONBOARDING]) {
+          io.stderr.write(`${fake.transcript(channel, { statusBlockId: STATUS_LINE_BLOCK_ID })}\n`);
         }
-      },
-    );
+        throw new Error(
+          `${(error as Error).message}; orders: ${last || "none"}; orphan events: ${orphans}; ` +
+            `failed jobs: ${JSON.stringify(failed)}`,
+        );
+      }
+    });
     const atSupplier = await sandbox.orders();
     const numbers = atSupplier.map((o) => o.externalDocumentNumber);
     if (atSupplier.length !== 3 || new Set(numbers).size !== numbers.length) {

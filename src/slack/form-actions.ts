@@ -28,9 +28,9 @@ export async function updateOrderModal(
     private_metadata?: string | undefined;
     state?: { values: unknown } | undefined;
   },
-  change: (form: OrderForm, meta: ModalMetadata) => FormChange,
   /** Who clicked, and how to try again in their words ("click Add line again"). */
   clicked: { userId: string; retry: string },
+  change: (form: OrderForm, meta: ModalMetadata) => FormChange,
 ): Promise<void> {
   const meta = decodeMetadata(view.private_metadata);
   const form = readOrderForm((view.state?.values ?? {}) as StateValues, meta);

@@ -22,38 +22,32 @@ export function addBundle(ctx: SlackContext) {
     const bundle = ctx.customer.config.bundles[Number(action.selected_option?.value)];
     if (!body.view || !bundle) return;
     const clicked = { userId: body.user.id, retry: "choose the bundle again" };
-    await updateOrderModal(
-      ctx,
-      client,
-      body.view,
-      (form, startMeta) => {
-        let meta = startMeta;
-        const lines: DraftLine[] = [...form.draft.lines];
-        const keys = [...form.lineKeys];
-        while (lines.length > 0 && isBlankLine(lines[lines.length - 1]!)) {
-          lines.pop();
-          keys.pop();
-        }
-        let added = 0;
-        for (const l of bundle.lines) {
-          if (keys.length >= MAX_MODAL_LINES) break;
-          const taken = takeLineKey(meta);
-          meta = taken.meta;
-          keys.push(taken.key);
-          lines.push({ itemNumber: l.itemNumber, quantity: String(l.quantity), comment: l.comment ?? "" });
-          added++;
-        }
-        const notice =
-          added < bundle.lines.length
-            ? `Only ${MAX_MODAL_LINES} lines fit in one form: ${bundle.lines.length - added} line(s) of "${bundle.name}" were left out; place a second order for them.`
-            : undefined;
-        return {
-          meta,
-          form: { lineKeys: keys, draft: { ...form.draft, lines } },
-          ...(notice ? { notice } : {}),
-        };
-      },
-      clicked,
-    );
+    await updateOrderModal(ctx, client, body.view, clicked, (form, startMeta) => {
+      let meta = startMeta;
+      const lines: DraftLine[] = [...form.draft.lines];
+      const keys = [...form.lineKeys];
+      while (lines.length > 0 && isBlankLine(lines[lines.length - 1]!)) {
+        lines.pop();
+        keys.pop();
+      }
+      let added = 0;
+      for (const l of bundle.lines) {
+        if (keys.length >= MAX_MODAL_LINES) break;
+        const taken = takeLineKey(meta);
+        meta = taken.meta;
+        keys.push(taken.key);
+        lines.push({ itemNumber: l.itemNumber, quantity: String(l.quantity), comment: l.comment ?? "" });
+        added++;
+      }
+      const notice =
+        added < bundle.lines.length
+          ? `Only ${MAX_MODAL_LINES} lines fit in one form: ${bundle.lines.length - added} line(s) of "${bundle.name}" were left out; place a second order for them.`
+          : undefined;
+      return {
+        meta,
+        form: { lineKeys: keys, draft: { ...form.draft, lines } },
+        ...(notice ? { notice } : {}),
+      };
+    });
   };
 }

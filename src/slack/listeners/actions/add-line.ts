@@ -11,28 +11,22 @@ export function addLine(ctx: SlackContext) {
     await ack();
     if (!body.view) return;
     const clicked = { userId: body.user.id, retry: "click Add line again" };
-    await updateOrderModal(
-      ctx,
-      client,
-      body.view,
-      (form, meta) => {
-        if (form.lineKeys.length >= MAX_MODAL_LINES) {
-          return {
-            form,
-            meta,
-            notice: `Only ${MAX_MODAL_LINES} lines fit in one form; place a second order for the rest.`,
-          };
-        }
-        const { key, meta: next } = takeLineKey(meta);
+    await updateOrderModal(ctx, client, body.view, clicked, (form, meta) => {
+      if (form.lineKeys.length >= MAX_MODAL_LINES) {
         return {
-          meta: next,
-          form: {
-            lineKeys: [...form.lineKeys, key],
-            draft: { ...form.draft, lines: [...form.draft.lines, emptyLine()] },
-          },
+          form,
+          meta,
+          notice: `Only ${MAX_MODAL_LINES} lines fit in one form; place a second order for the rest.`,
         };
-      },
-      clicked,
-    );
+      }
+      const { key, meta: next } = takeLineKey(meta);
+      return {
+        meta: next,
+        form: {
+          lineKeys: [...form.lineKeys, key],
+          draft: { ...form.draft, lines: [...form.draft.lines, emptyLine()] },
+        },
+      };
+    });
   };
 }

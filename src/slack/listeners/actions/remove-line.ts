@@ -19,22 +19,16 @@ export function removeLine(ctx: SlackContext) {
     const key = action.selected_option?.value;
     if (!body.view || !key) return;
     const clicked = { userId: body.user.id, retry: "choose the line to remove again" };
-    await updateOrderModal(
-      ctx,
-      client,
-      body.view,
-      (form, meta) => {
-        const index = form.lineKeys.indexOf(key);
-        if (index < 0 || form.lineKeys.length <= 1) return { form, meta };
-        return {
-          meta,
-          form: {
-            lineKeys: form.lineKeys.filter((_, i) => i !== index),
-            draft: { ...form.draft, lines: form.draft.lines.filter((_, i) => i !== index) },
-          },
-        };
-      },
-      clicked,
-    );
+    await updateOrderModal(ctx, client, body.view, clicked, (form, meta) => {
+      const index = form.lineKeys.indexOf(key);
+      if (index < 0 || form.lineKeys.length <= 1) return { form, meta };
+      return {
+        meta,
+        form: {
+          lineKeys: form.lineKeys.filter((_, i) => i !== index),
+          draft: { ...form.draft, lines: form.draft.lines.filter((_, i) => i !== index) },
+        },
+      };
+    });
   };
 }
