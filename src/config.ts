@@ -94,7 +94,7 @@ export const VARIABLES = {
   SLACK_SIGNING_SECRET: { schema: nonEmpty, doc: "Signing secret of the Slack app. Required in HTTP mode." },
   SLACK_API_URL: {
     schema: url,
-    doc: "Base URL of the Slack Web API. Only for the offline demo and tests (the fake Slack).",
+    doc: "Base URL of the Slack Web API, ending in `/api/` (e.g. `http://127.0.0.1:4000/api/`). Only for the offline demo and tests (the fake Slack).",
   },
   SLACK_TIMEOUT_MS: {
     schema: int(100, 120_000),

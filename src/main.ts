@@ -16,14 +16,17 @@ import { createMetrics, type Metrics } from "./metrics.ts";
 import { placeOrderJob } from "./orders/place.ts";
 import type { AdminAlert } from "./orders/ports.ts";
 import { showOrder } from "./orders/show-order.ts";
+import { ChannelPacer } from "./orders/updates/pacer.ts";
 import { workPostUpdates } from "./orders/updates/post-update.ts";
 import { createSlackChat } from "./orders/updates/slack-chat.ts";
+import { updatesFor } from "./orders/updates/verbosity.ts";
 import { createSlackWorkflowFunctions, withWorkflowSteps } from "./orders/workflow/index.ts";
 import { redactUrl } from "./redact-url.ts";
 import { createSecretsManagerClient } from "./secrets/client.ts";
 import { ExpiryWatch } from "./secrets/expiry.ts";
 import { createApiKeyProvider } from "./secrets/factory.ts";
 import { createWebhookSecretSource } from "./secrets/webhook-secrets.ts";
+import { isNotFound, slackApiNotFoundHint } from "./slack/api-url.ts";
 import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "./slack/app.ts";
 import { orderMessage } from "./slack/blocks/order-message.ts";
 import * as functions from "./slack/listeners/functions/index.ts";
@@ -142,6 +145,8 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       : () => config.webhooks.secrets;
 
     const botIdentity = await botIdentityCheck;
+    // One pace per channel for every post of this process: order messages, replies and alerts.
+    const pacer = new ChannelPacer();
     const slack = createSlackApp({
       mode: config.slack.mode,
       botToken: config.slack.botToken,
@@ -152,6 +157,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       jobs,
       metrics,
       logger,
+      pacer,
       ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
       ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
       ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
@@ -211,7 +217,9 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       showMissingMessage: (order, signal) =>
         showOrder(store, slack.notifier, order, { kind: "placed" }, { signal }),
       alertAdmins,
+      pacer,
       broadcast: customer.config.broadcast,
+      updates: (order) => updatesFor(customer.config, order.profile),
       metrics,
       // App Home follows the order's latest supplier event (debounced per user; failures only logged).
       onOrderChanged: (order) => slack.home.orderChanged(order),
@@ -340,6 +348,11 @@ async function checkSlackToken(config: Config): Promise<{ botUserId: string; bot
       throw new Error("auth.test did not name a bot user: is SLACK_BOT_TOKEN a bot token?");
     return { botUserId: result.user_id, botId: result.bot_id };
   } catch (error) {
+    if (isNotFound(error)) {
+      throw new Error(`Slack's auth.test failed: ${slackApiNotFoundHint(config.slack.apiUrl)}.`, {
+        cause: error,
+      });
+    }
     const reason = (error as { data?: { error?: string } }).data?.error ?? (error as Error).message;
     throw new Error(
       `Slack did not accept the bot token (auth.test: ${reason}). Check SLACK_BOT_TOKEN, that the app is installed in ` +

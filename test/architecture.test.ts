@@ -113,7 +113,7 @@ const KNOWN_SANDBOX_IMPORTS: Record<string, readonly string[]> = {
 
 /** Known: files over the limit, capped at their size when the rule came in so that they cannot grow. */
 const KNOWN_LONG_FILES: Record<string, number> = {
-  "src/orders/updates/post-update.ts": 490,
+  "src/orders/updates/post-update.ts": 432,
   "src/slack/blocks/order-modal.ts": 450,
   "src/supplier/client.ts": 460,
 };

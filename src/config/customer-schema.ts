@@ -19,6 +19,17 @@ const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
 const SLACK_GROUP_ID = /^S[A-Z0-9]{2,}$/;
 
 const text = z.string().trim().min(1, { error: "must not be empty" });
+
+/**
+ * What an order's Slack thread shows: `milestones` (placed, each parcel shipped, delivered, every exception and
+ * cancellation) or `all` (every supplier event). Other events still update the order's status line and App Home.
+ */
+export const UPDATES_VERBOSITIES = ["milestones", "all"] as const;
+export type UpdatesVerbosity = (typeof UPDATES_VERBOSITIES)[number];
+export const DEFAULT_UPDATES: UpdatesVerbosity = "milestones";
+const updatesSchema = z.enum(UPDATES_VERBOSITIES, {
+  error: "must be milestones (the default) or all",
+});
 const optionalText = text.optional();
 
 const regexSource = text.refine(
@@ -86,6 +97,8 @@ export const profileSchema = z
     /** Secrets Manager id of this profile's API key; default: the deployment's `SUPPLIER_API_KEY_SECRET_ID`. */
     apiKeySecretId: optionalText,
     supplier: z.strictObject({ environment: z.enum(["live", "test"]) }).default({ environment: "test" }),
+    /** This profile's thread verbosity; default: the top-level `updates`. */
+    updates: updatesSchema.optional(),
     allowedUsers: z
       .array(text.regex(SLACK_USER_ID, { error: "must be a Slack user id such as U0123ABCD" }))
       .default([]),
@@ -131,6 +144,7 @@ export const customerConfigSchema = z
         exception: z.boolean().default(true),
       })
       .default({ delivered: true, cancelled: true, exception: true }),
+    updates: updatesSchema.default(DEFAULT_UPDATES),
     catalog: z.array(catalogItemSchema).min(1, { error: "must list at least one item" }),
     bundles: z.array(bundleSchema).default([]),
     profiles: z.array(profileSchema).min(1, { error: "must define at least one profile" }),

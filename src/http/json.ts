@@ -3,6 +3,7 @@
  * an operator with curl) always learns what went wrong from the body alone.
  */
 import type { ServerResponse } from "node:http";
+import { endAfterRequestBody } from "./drain.ts";
 
 export interface ErrorBody {
   ok: false;
@@ -30,7 +31,8 @@ export function sendJson(
     "cache-control": "no-store",
     ...headers,
   });
-  res.end(text);
+  // An answer given before the body was read (a refusal) waits for it: drain.ts says why.
+  endAfterRequestBody(res, text);
 }
 
 export function sendError(

@@ -101,6 +101,13 @@ export function checkDraft(
   const checked = checkOrderRequest(draftToRequest(draft, rulesProfile, edn));
   const supplier = checked.ok ? {} : fieldErrorsFromDetails(checked.details);
   if (!profile) delete supplier.profile;
+  // "At least one line with a quantity greater than 0" repeats, under the first item, what our quantity checks
+  // already say under each quantity: shown once, there.
+  if (supplier.lines && Object.keys(own).some((field) => /^lines\.\d+\.quantity$/.test(field))) {
+    const rest = supplier.lines.filter((m) => !/with a quantity greater than 0/.test(m));
+    if (rest.length > 0) supplier.lines = rest;
+    else delete supplier.lines;
+  }
   const errors = mergeFieldErrors(own, supplier);
   if (!profile || Object.keys(errors).length > 0 || !checked.ok) return { ok: false, draft, errors };
   return { ok: true, draft, profile, request: checked.value };

@@ -3,6 +3,7 @@
  * fields. One map serves our own checks, the supplier's `error.details` after a rejection, the modal's inline
  * errors and the plain-words reasons on the order message, so a field is named the same way everywhere.
  */
+import { inPlainWords } from "./plain-words.ts";
 
 export type ScalarField =
   | "profile"
@@ -97,6 +98,8 @@ export function plainMessage(path: string, message: string): string {
   if (isProfilePath(path)) {
     return `The ordering profile is misconfigured (${path}: ${message.replace(/^'[^']*'\s*/, "")}). Ask an admin to fix it in order-desk.config.yml.`;
   }
+  const reworded = inPlainWords(message, fieldLabel(fieldForSupplierPath(path)));
+  if (reworded !== null) return reworded;
   const stripped = message.replace(/^'[^']*'\s*/, "").trim();
   if (stripped.length === 0) return "Is not valid.";
   return stripped.charAt(0).toUpperCase() + stripped.slice(1);

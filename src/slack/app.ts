@@ -15,6 +15,7 @@ import { type Authorizer, createAuthorizer } from "../orders/authorization.ts";
 import { createBatchedIntake } from "../orders/intake.ts";
 import type { OrderNotifier } from "../orders/ports.ts";
 import type { SubmitDeps } from "../orders/submit.ts";
+import type { ChannelPacer } from "../orders/updates/pacer.ts";
 import type { Store } from "../store/db.ts";
 import type { SlackContext } from "./context.ts";
 import { createHomeRefresher, type HomeRefresher } from "./home.ts";
@@ -59,6 +60,8 @@ export interface CreateSlackAppOptions {
   metrics?: Pick<Metrics, "slackPosts" | "slackRateLimited">;
   /** App Home refreshes after an order changed, per user, are coalesced within this window (default 1 s). */
   homeDebounceMs?: number;
+  /** The per-channel posting pace the notifier keeps; give the post-update worker the same one. */
+  pacer?: ChannelPacer;
 }
 
 export interface SlackApp {
@@ -166,6 +169,7 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     now,
     timeZone: context.timeZone,
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.pacer ? { pacer: options.pacer } : {}),
   });
   const home = createHomeRefresher({
     store: options.store,

@@ -1,7 +1,8 @@
 /**
  * "Add line", "Remove line", "Add bundle": rebuild the modal from what is typed so far and `views.update` it. The
  * line blocks keep their keys, so Slack keeps every typed value; the view's hash makes a stale rebuild (two quick
- * clicks) fail harmlessly instead of overwriting a newer form.
+ * clicks) fail harmlessly instead of overwriting a newer form. Any other failure is told to the user (the click was
+ * acked: without a word they would see nothing happen).
  */
 import type { webApi } from "@slack/bolt";
 import type { OrderDraft } from "../orders/draft.ts";
@@ -10,6 +11,7 @@ import type { SlackContext } from "./context.ts";
 import { type OrderForm, readOrderForm, type StateValues } from "./form.ts";
 import { InvalidMetadataError, type ModalMetadata } from "./metadata.ts";
 import { sealedFor } from "./order-modal-views.ts";
+import { tellViewFailed } from "./view-failures.ts";
 import { slackErrorCode } from "./web-errors.ts";
 
 export interface FormChange {
@@ -19,21 +21,23 @@ export interface FormChange {
 }
 
 /**
- * `userId`: who clicked. The view's metadata must have been sealed for them (else `InvalidMetadataError` and no
- * update): re-sealing metadata someone else wrote would make this a way to forge it.
+ * `clicked.userId`: who clicked. The view's metadata must have been sealed for them (else `InvalidMetadataError`
+ * and no update): re-sealing metadata someone else wrote would make this a way to forge it.
  */
 export async function updateOrderModal(
   ctx: SlackContext,
   client: webApi.WebClient,
-  userId: string,
   view: {
     id: string;
     hash: string;
     private_metadata?: string | undefined;
     state?: { values: unknown } | undefined;
   },
+  /** Who clicked, and how to try again in their words ("click Add line again"). */
+  clicked: { userId: string; retry: string },
   change: (form: OrderForm, meta: ModalMetadata) => FormChange,
 ): Promise<void> {
+  const { userId } = clicked;
   let meta: ModalMetadata;
   try {
     meta = ctx.metadata.open(view.private_metadata, userId);
@@ -65,6 +69,10 @@ export async function updateOrderModal(
     await client.views.update({ view_id: view.id, hash: view.hash, view: rebuilt });
   } catch (error) {
     if (slackErrorCode(error) === "hash_conflict") return; // a newer rebuild won; nothing to do
-    throw error;
+    await tellViewFailed(client, { userId: clicked.userId, channelId: meta.ch }, error, {
+      action: "update",
+      retry: clicked.retry,
+      logger: ctx.logger,
+    });
   }
 }

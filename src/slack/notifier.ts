@@ -3,7 +3,9 @@
  * ticket message's thread), kept up to date with `chat.update`; a DM to the requester when the bot cannot post
  * in the channel, saying how to fix it (not for workflow orders: their requester is the bot, so the admin
  * channel is told instead); admin alerts in the admin channel, each sent once. Every post and update, and every
- * 429, is counted in the same Prometheus counters the post-update worker uses.
+ * 429, is counted in the same Prometheus counters the post-update worker uses. Every post waits for its channel's
+ * pace (`ChannelPacer`, shared with the post-update worker: order messages, replies and alerts together keep to
+ * Slack's ~1 message per second per channel).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { type types, webApi } from "@slack/bolt";
@@ -11,6 +13,7 @@ import { type Logger, pino } from "pino";
 import type { Customer } from "../config/catalog.ts";
 import type { Metrics } from "../metrics.ts";
 import type { AdminAlert, OrderChange, OrderNotifier, SlackCallOptions } from "../orders/ports.ts";
+import { ChannelPacer } from "../orders/updates/pacer.ts";
 import type { Order, OriginMessage } from "../store/repositories/orders.ts";
 import { orderMessage, recipientUserId } from "./blocks/order-message.ts";
 import { shown, truncate } from "./blocks/text.ts";
@@ -26,6 +29,8 @@ export interface SlackNotifierOptions {
   timeZone?: string;
   /** `order_desk_slack_posts_total` / `order_desk_slack_rate_limited_total`, by Web API method. */
   metrics?: Pick<Metrics, "slackPosts" | "slackRateLimited">;
+  /** The process's per-channel pace, shared with the post-update worker (default: one of its own). */
+  pacer?: ChannelPacer;
 }
 
 /** `metadata.event_type` of an order's message; `event_payload.order_id` names the order. */
@@ -49,16 +54,24 @@ async function patiently<T>(
   method: string,
   call: () => Promise<T>,
   signal?: AbortSignal,
+  paced?: { pacer: ChannelPacer; channel: string },
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     signal?.throwIfAborted();
+    if (paced) {
+      // Always reserves: a message that must go out waits its turn rather than being dropped.
+      const { waitMs } = paced.pacer.reserve(paced.channel, Number.POSITIVE_INFINITY);
+      if (waitMs > 0) await sleep(waitMs, undefined, { signal });
+    }
     try {
       return await call();
     } catch (error) {
       if (!(error instanceof webApi.WebAPIRateLimitedError)) throw error;
       metrics?.slackRateLimited.inc({ method });
+      const retryAfterMs = Math.max(1, error.retryAfter) * 1000;
+      paced?.pacer.pauseUntil(paced.channel, Date.now() + retryAfterMs);
       if (attempt >= RATE_LIMITED_ATTEMPTS) throw error;
-      await sleep(Math.max(1, error.retryAfter) * 1000, undefined, { signal });
+      if (!paced) await sleep(retryAfterMs, undefined, { signal });
     }
   }
 }
@@ -123,6 +136,7 @@ export function workflowCannotPostAlert(
 
 export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifier {
   const { client, customer, metrics } = options;
+  const pacer = options.pacer ?? new ChannelPacer();
   const logger = options.logger ?? pino({ level: "silent" });
   const now = options.now ?? (() => new Date());
   const alerted = new Set<string>();
@@ -155,6 +169,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
           metadata: { event_type: ORDER_MESSAGE_EVENT_TYPE, event_payload: { order_id: order.id } },
         }),
       signal,
+      { pacer, channel },
     );
     metrics?.slackPosts.inc({ method: "chat.postMessage" });
     if (!res.ts || !res.channel) throw new Error("chat.postMessage answered without channel or ts");
@@ -199,12 +214,17 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
     alerted.add(alert.key);
     try {
       const message = renderAdminAlert(alert);
-      await patiently(metrics, "chat.postMessage", () =>
-        client.chat.postMessage({
-          channel: options.adminChannel,
-          text: message.text,
-          blocks: message.blocks,
-        }),
+      await patiently(
+        metrics,
+        "chat.postMessage",
+        () =>
+          client.chat.postMessage({
+            channel: options.adminChannel,
+            text: message.text,
+            blocks: message.blocks,
+          }),
+        undefined,
+        { pacer, channel: options.adminChannel },
       );
       metrics?.slackPosts.inc({ method: "chat.postMessage" });
     } catch (error) {

@@ -20,6 +20,7 @@ import {
   type ReceiverEvent,
   type Logger as SlackLogger,
 } from "@slack/bolt";
+import { endAfterRequestBody } from "../http/drain.ts";
 import { checkDeclaredLength, readRawBody } from "../webhooks/body.ts";
 import { WebhookRejectedError } from "../webhooks/errors.ts";
 
@@ -137,8 +138,10 @@ export class SlackRequestReceiver implements Receiver {
     } catch (error) {
       if (error instanceof WebhookRejectedError) {
         this.logger.warn(`Request body exceeded the maximum allowed size (limit: ${this.bodyLimit} bytes)`);
-        req.resume();
-        HTTPModuleFunctions.buildNoBodyResponse(res, 413);
+        // Answered now, ended once the rest has been read and discarded: a client still sending gets the 413,
+        // not a reset connection.
+        res.writeHead(413, { "content-length": "0" });
+        endAfterRequestBody(res);
         return;
       }
       throw error;

@@ -29,6 +29,15 @@ describe("npm run demo", () => {
     expect(run.stdout.match(/status: 🎉 \*Delivered\*/g)).toHaveLength(2);
     expect(run.stdout).toContain("Order for *HD-1042*");
     expect(run.stdout).toContain("Order for *HD-1043*");
+    // The quiet thread: milestones only, the delivery sent to the channel once per order.
+    expect(run.stdout).toMatch(
+      /HD-1042-1 +1 parcel +10 supplier events +→ +3 replies, 1 also sent to the channel/,
+    );
+    expect(run.stdout).toMatch(
+      /ONB-7-1 +3 parcels +17 supplier events +→ +5 replies, 1 also sent to the channel/,
+    );
+    expect(run.stdout).toContain("*Placed with the supplier* · correlation id");
+    expect(run.stdout).not.toContain("Status: *Picked*");
   }, 180_000);
 
   it("says what is wrong with its options and exits 2", async () => {

@@ -203,6 +203,28 @@ describe("order-desk start", () => {
     }
   });
 
+  it("refuses to start, naming the cause, when SLACK_API_URL does not end in /api/ (auth.test answers 404)", async () => {
+    const withoutApi = fake.apiUrl.replace(/\/api\/$/, "");
+    const bad = startProcess({
+      ORDER_DESK_CONFIG: join(ROOT, "examples/order-desk.config.yml"),
+      ORDER_DESK_DATA_DIR: join(dir, "bad-api-url"),
+      HTTP_PORT: "0",
+      OPS_HTTP_PORT: "0",
+      SLACK_MODE: "http",
+      SLACK_BOT_TOKEN: world.botToken,
+      SLACK_SIGNING_SECRET: world.signingSecret,
+      SLACK_API_URL: withoutApi,
+      SUPPLIER_BASE_URL: sandbox.url,
+      SUPPLIER_API_KEY: apiKey,
+      WEBHOOK_SECRETS: sandbox.webhookSecrets.join(","),
+      LOG_LEVEL: "silent",
+    });
+    expect(await bad.exited).toBe(1);
+    expect(bad.stderr()).toContain(
+      `SLACK_API_URL (${withoutApi}) answered 404: it must be the Web API's base URL and end in /api/, for example ${withoutApi}/api/`,
+    );
+  }, 60_000);
+
   it("refuses to start, saying why, when Slack does not accept the bot token", async () => {
     const bad = startProcess({
       ORDER_DESK_CONFIG: join(ROOT, "examples/order-desk.config.yml"),

@@ -232,6 +232,15 @@ describe("order-desk doctor against broken set-ups", () => {
     expect(results.get("slack")?.detail).toMatch(/^auth\.test: invalid_auth — the bot token is not valid/);
   });
 
+  it("says SLACK_API_URL must end in /api/ when auth.test answers 404", async () => {
+    const base = slack.apiUrl.replace(/api\/$/, "");
+    const { code, results } = await doctor({ SLACK_API_URL: base });
+    expect(code).toBe(1);
+    expect(results.get("slack")?.detail).toBe(
+      `auth.test: SLACK_API_URL (${base}) answered 404: it must be the Web API's base URL and end in /api/, for example ${base}api/`,
+    );
+  });
+
   it("fails the supplier check when nothing answers at the base URL", async () => {
     const url = `http://127.0.0.1:${await closedPort()}/api`;
     const { code, results } = await doctor({ SUPPLIER_BASE_URL: url });

@@ -9,6 +9,7 @@ import {
   loadCustomerConfig,
   parseCustomerConfig,
 } from "../../src/config/customer.ts";
+import { updatesFor } from "../../src/orders/updates/verbosity.ts";
 
 const EXAMPLE = new URL("../../examples/order-desk.config.yml", import.meta.url).pathname;
 
@@ -69,6 +70,25 @@ describe("customer config", () => {
     ]);
     expect(problems(`${MINIMAL}    allowWorkflow: true\n`)).toEqual([
       expect.stringMatching(/^profiles\[0\]: unknown key\(s\) "allowWorkflow"/),
+    ]);
+  });
+
+  it("shows milestones in threads by default; a profile may choose every update, and a typo is refused", () => {
+    const byDefault = parseCustomerConfig(MINIMAL);
+    expect(byDefault.updates).toBe("milestones");
+    expect(updatesFor(byDefault, "Acme")).toBe("milestones");
+
+    const chatty = parseCustomerConfig(
+      `${MINIMAL.replace("    allowedUsers: [U0AGENT01]\n", "    allowedUsers: [U0AGENT01]\n    updates: all\n")}`,
+    );
+    expect(updatesFor(chatty, "Acme")).toBe("all");
+    const quietTop = parseCustomerConfig(`updates: all\n${MINIMAL}`);
+    expect(updatesFor(quietTop, "Acme")).toBe("all");
+    // An order of a profile since removed follows the top-level setting.
+    expect(updatesFor(quietTop, "Gone")).toBe("all");
+
+    expect(problems(`updates: everything\n${MINIMAL}`)).toEqual([
+      expect.stringMatching(/^updates: must be milestones \(the default\) or all/),
     ]);
   });
 

@@ -72,11 +72,37 @@ describe("draft → request", () => {
       ["deliveryAt", "email", "lines.0.itemNumber", "lines.1.quantity", "phone", "state", "ticket"].sort(),
     );
     expect(result.errors.email).toEqual(["Must be a valid e-mail address."]);
-    expect(result.errors.state).toEqual(["Is required for addresses in US."]);
+    expect(result.errors.state).toEqual(["A state is required for US addresses."]);
     expect(result.errors["lines.1.quantity"]).toEqual(["Enter a whole number, such as 1 or 2."]);
     expect(describeFieldErrors(result.errors)).toContain(
       "Line 1 item: NOPE-1 is not in the agreed catalog; choose an item from the list.",
     );
+  });
+
+  it("says once, under the quantities, that an order needs a line with a quantity", () => {
+    const result = checkDraft(
+      draft({ lines: [{ itemNumber: "MOUSE-WL", quantity: "0", comment: "" }] }),
+      customer,
+    );
+    expect(!result.ok && result.errors).toEqual({ "lines.0.quantity": ["Enter at least 1."] });
+    if (result.ok) return;
+    // In the modal: under the line's quantity only, not also under its item picker.
+    expect(errorsForBlocks(result.errors, ["0"], { hasProfileBlock: true, hasEdnBlock: true })).toEqual({
+      line_0_quantity: "Enter at least 1.",
+    });
+  });
+
+  it("words the supplier's rejections for people, naming the field as the form does", () => {
+    const errors = fieldErrorsFromDetails({
+      "Shipping.StateName": ["'Shipping.StateName' is required for addresses in AU."],
+      "Shipping.City": ["'Shipping.City' is required."],
+      "Shipping.Contact.Email": ["'Shipping.Contact.Email' must not be empty."],
+    });
+    expect(errors).toEqual({
+      state: ["A state is required for AU addresses."],
+      city: ["City is required."],
+      email: ["E-mail must not be empty."],
+    });
   });
 
   it("requires a company for Office deliveries but not for Home", () => {

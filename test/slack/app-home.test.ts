@@ -87,6 +87,6 @@ it("keeps posting the updates when the Home cannot be published", async () => {
     h.fake.calls("views.publish").some((c) => c.response?.ok === false) ? true : undefined,
   );
   expect(h.fake.thread(HELPDESK, order.slackMessageTs ?? "").map((m) => m.text)).toContain(
-    "Status: Delivered",
+    `HOME-1 · order ${order.externalDocumentNumber}: Status: Delivered`,
   );
 });

@@ -145,7 +145,10 @@ describe("the order message", () => {
       lastError: { kind: "failed", message: `refused <https://phish.example|here> ${long(900_000)}` },
     });
     const { text } = orderMessage(hostile, { customer });
-    expect(text).toMatch(/^Order for &lt;!channel&gt; T-1 was not placed: Refused &lt;https:\/\/phish/);
+    // Names the order number and the ticket (what notifications show), both escaped and cut short.
+    expect(text).toMatch(
+      /^Not placed, order &lt;@U0BOSS&gt;x+… for &lt;!channel&gt; T-1: Refused &lt;https:\/\/phish/,
+    );
     expect(text.length).toBeLessThan(700);
     const placed = orderMessage({ ...hostile, status: "received", lastError: null }, { customer });
     expect(placed.text).toContain("(&lt;@U0BOSS&gt;xxx");

@@ -160,6 +160,18 @@ it("refuses someone the profile does not allow; a colleague who may order resubm
   expect(h.fake.views({ openedWithTrigger: click.triggerId })).toEqual([]);
   expect(h.fake.calls("views.open").filter((c) => c.args.trigger_id === click.triggerId)).toEqual([]);
 
+  // When Slack does not open the form, the person who clicked is told what happened and what to do.
+  h.fake.failNext("views.open", "expired_trigger_id");
+  await h.agent.clickInMessage({ channel: HELPDESK, ts: message.ts, actionId: "fix_and_resubmit" });
+  const tooSlow = await h.fake.waitFor(
+    () => h.fake.responses().find((r) => JSON.stringify(r.body).includes("Slack took too long")),
+    { what: "the ephemeral answer that the form did not open" },
+  );
+  expect(tooSlow.body).toMatchObject({
+    response_type: "ephemeral",
+    text: "Slack took too long to open the order form; click Fix and resubmit again.",
+  });
+
   // A member of an allowed user group may: the form opens for them, with the order's lines and ticket but
   // without the recipient's contact and address, which only the requester sees.
   const manager = h.user(MANAGER);

@@ -84,7 +84,7 @@ describe("/order", () => {
       { what: "the order message to show the placement" },
     );
     const first = message.versions[0]!;
-    expect(first.text).toBe("Placing order for ABC-123 …");
+    expect(first.text).toBe("Placing order ABC-123-1 for ABC-123 …");
     const latest = message.versions.at(-1)!;
     expect(statusLine(latest.blocks)).toMatch(/^✅ \*Received\* · since /);
     const shown = JSON.stringify(latest.blocks);

@@ -10,6 +10,7 @@ import { type HttpServer, startHttpServer } from "../../src/http/server.ts";
 import { checkSlackSignature, parseSlackBody, SlackRequestReceiver } from "../../src/slack/receiver.ts";
 import { createSlackRequests, type SlackRequests, signSlackRequest } from "../../tools/slack-requests.ts";
 import { quietSlackLogger } from "../helpers/quiet-slack-logger.ts";
+import { sendWholeThenRead } from "../helpers/raw-http.ts";
 
 const FORM = "application/x-www-form-urlencoded";
 const SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
@@ -176,6 +177,19 @@ describe("the receiver over HTTP, on a server whose clock reads NOW", () => {
       expect((await command(clock)).status).toBe(200);
     }
     expect(reached).toBe(3);
+  });
+
+  it("answers 413 to a client that sends all of a large body before reading, instead of resetting the connection", async () => {
+    reached = 0;
+    // Megabytes over the limit: far more than the connection buffers, so the client is still sending when
+    // the server has decided.
+    const answer = await sendWholeThenRead(http.url, {
+      path: "/slack/events",
+      headers: { "content-type": FORM },
+      body: Buffer.alloc(8 * 1024 * 1024, "a"),
+    });
+    expect(answer.status).toBe(413);
+    expect(reached).toBe(0);
   });
 
   it("refuses a body over its limit with 413 without reaching the app", async () => {

@@ -44,7 +44,7 @@ describe("manifest.yml", () => {
   it("declares the /order command, the message shortcut, the Home tab and Socket Mode", () => {
     expect(manifest._metadata.major_version).toBe(2);
     expect(manifest.features.slash_commands).toEqual([
-      expect.objectContaining({ command: "/order", usage_hint: "[TICKET-123]" }),
+      expect.objectContaining({ command: "/order", usage_hint: "[TICKET-123] | status TICKET-123 | help" }),
     ]);
     expect(manifest.features.shortcuts).toEqual([
       expect.objectContaining({

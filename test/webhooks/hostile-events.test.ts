@@ -142,7 +142,9 @@ describe("hostile supplier values in Slack", () => {
     h.fake.failNext("chat.postMessage", "msg_too_long");
     expect((await deliver(h.url, first)).status).toBe(200);
     await posted([first.id]);
-    expect(thread(o).map((m) => m.text)).toEqual(["Status: In fulfilment (shortened)"]);
+    // Every reply's text names the order (what notifications show), the shortened one too.
+    const subject = `TICKET-123 · order ${o.order.externalDocumentNumber}`;
+    expect(thread(o).map((m) => m.text)).toEqual([`${subject}: Status: In fulfilment (shortened)`]);
 
     h.fake.failNext("chat.postMessage", "invalid_blocks", 2);
     expect((await deliver(h.url, second)).status).toBe(200);
@@ -152,7 +154,10 @@ describe("hostile supplier values in Slack", () => {
       replyTs: null,
       postError: { slackError: "invalid_blocks", skipped: true },
     });
-    expect(thread(o).map((m) => m.text)).toEqual(["Status: In fulfilment (shortened)", "Status: Packed"]);
+    expect(thread(o).map((m) => m.text)).toEqual([
+      `${subject}: Status: In fulfilment (shortened)`,
+      `${subject}: Status: Packed`,
+    ]);
   });
 
   it("renders an admin alert's words as text and only its own references as links", async () => {

@@ -42,6 +42,11 @@ afterAll(async () => {
 
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 24, 8, minute)).toISOString();
 
+/** A reply's fallback text without the order it names first ("TICKET-123 · order OD-…: "). */
+function shown(m: { text: string }): string {
+  return m.text.replace(/^TICKET-123 · order OD-[0-9a-f]{8}: /, "");
+}
+
 function replies(o: TestOrder) {
   return h.fake.thread(ORDERS_CHANNEL, o.ts);
 }
@@ -82,7 +87,11 @@ describe("supplier events become threaded replies", () => {
 
     await repliesReach(o, 3);
     await allPosted([validated.id, picked.id, packed.id]);
-    expect(replies(o).map((m) => m.text)).toEqual(["Status: Validated", "Status: Picked", "Status: Packed"]);
+    expect(replies(o).map(shown)).toEqual(["Status: Validated", "Status: Picked", "Status: Packed"]);
+    // Notifications and screen readers name the ticket and the order first.
+    expect(replies(o)[0]?.text).toBe(
+      `TICKET-123 · order ${o.order.externalDocumentNumber}: Status: Validated`,
+    );
     await until(
       () => parentStatus(o),
       (s) => s.includes("Packed"),
@@ -109,7 +118,7 @@ describe("supplier events become threaded replies", () => {
     const packed = statusEvent(o.correlationId, "packed", at(5));
     expect((await deliver(h.url, packed)).status).toBe(200);
     const thread = await repliesReach(o, 2);
-    expect(thread.map((m) => m.text)).toEqual(["Status: Shipped", "Status: Packed"]);
+    expect(thread.map(shown)).toEqual(["Status: Shipped", "Status: Packed"]);
     expect(JSON.stringify(thread[1]?.blocks)).toContain("arrived late");
     await allPosted([packed.id]);
     expect((await getOrder(store, o.orderId))?.status).toBe("shipped");
@@ -168,7 +177,7 @@ describe("supplier events become threaded replies", () => {
     };
     expect((await deliver(h.url, event)).status).toBe(200);
     const [reply] = await repliesReach(o, 1);
-    expect(reply?.text).toBe("Supplier update: order.return_requested");
+    expect(reply && shown(reply)).toBe("Supplier update: order.return_requested");
     expect(JSON.stringify(reply?.blocks)).toContain("RMA-77");
   });
 
@@ -182,7 +191,7 @@ describe("supplier events become threaded replies", () => {
       expect(await attachOrphanEvents({ store, jobs: h.jobs }, o.orderId, o.correlationId, { tx })).toBe(1);
     });
     const [reply] = await repliesReach(o, 1);
-    expect(reply?.text).toBe("Status: Received");
+    expect(reply && shown(reply)).toBe(`Placed with the supplier (correlation id ${o.correlationId})`);
     expect(await getEvent(store, early.id)).toMatchObject({ orderId: o.orderId });
   });
 
@@ -195,7 +204,10 @@ describe("supplier events become threaded replies", () => {
     const later = statusEvent(o.correlationId, "validated", at(56));
     expect((await deliver(h.url, later)).status).toBe(200);
     const thread = await repliesReach(o, 2);
-    expect(thread.map((r) => r.text)).toEqual(["Status: Received", "Status: Validated"]);
+    expect(thread.map(shown)).toEqual([
+      `Placed with the supplier (correlation id ${o.correlationId})`,
+      "Status: Validated",
+    ]);
     expect(await getEvent(store, early.id)).toMatchObject({ orderId: o.orderId });
   });
 
@@ -242,7 +254,7 @@ describe("supplier events become threaded replies", () => {
     });
     expect((await sweeper.runOnce()).restarted).toBeGreaterThanOrEqual(1);
     const [reply] = await repliesReach(o, 1);
-    expect(reply?.text).toBe("Status: Picked");
+    expect(reply && shown(reply)).toBe("Status: Picked");
   });
 
   it("adopts an order placed by an earlier attempt (no correlation id) by its document number", async () => {
@@ -266,7 +278,7 @@ describe("Slack's limits", () => {
     );
     for (const e of events) expect((await deliver(h.url, e)).status).toBe(200);
     const thread = await repliesReach(o, 3);
-    expect(thread.map((m) => m.text)).toEqual(["Status: Validated", "Status: Picked", "Status: Packed"]);
+    expect(thread.map(shown)).toEqual(["Status: Validated", "Status: Picked", "Status: Packed"]);
     const limited = h.fake.calls("chat.postMessage").filter((c) => c.httpStatus === 429);
     expect(limited.length).toBeGreaterThanOrEqual(2);
     // The first post after the 429s waited for Retry-After.
@@ -286,7 +298,7 @@ describe("Slack's limits", () => {
     ];
     for (const e of events) expect((await deliver(h.url, e)).status).toBe(200);
     await allPosted(events.map((e) => e.id));
-    expect(replies(o).map((m) => m.text)).toEqual(["Status: Validated", "Status: Picked"]);
+    expect(replies(o).map(shown)).toEqual(["Status: Validated", "Status: Picked"]);
     const first = await getEvent(store, events[0]?.id ?? "");
     expect(first?.replyTs).toBe(replies(o)[0]?.ts);
     // The retry read the thread instead of posting blindly.
@@ -311,7 +323,7 @@ describe("Slack's limits", () => {
         "the event marked posted",
       );
       // The documented cost of an app installed without the scopes: the interrupted reply shows twice.
-      expect(bare.fake.thread(ORDERS_CHANNEL, o.ts).map((m) => m.text)).toEqual([
+      expect(bare.fake.thread(ORDERS_CHANNEL, o.ts).map(shown)).toEqual([
         "Status: Validated",
         "Status: Validated",
       ]);

@@ -8,6 +8,7 @@ import type { Store } from "../../src/store/db.ts";
 import { getEvent } from "../../src/store/repositories/events.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";
 import { getTestStore } from "../helpers/db.ts";
+import { sendWholeThenRead } from "../helpers/raw-http.ts";
 import {
   deliver,
   type Harness,
@@ -301,6 +302,25 @@ describe("POST /webhooks/supplier", () => {
     });
     expect(streamed.status).toBe(413);
     expect(JSON.parse(streamed.body)).toMatchObject({ error: "payload_too_large" });
+  });
+
+  it("answers its refusals to a client that sends a large body whole before reading, rather than resetting the connection", async () => {
+    const body = Buffer.alloc(8 * 1024 * 1024, "x");
+    const tooLarge = await sendWholeThenRead(h.http.url, {
+      path: "/webhooks/supplier",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    expect(tooLarge.status).toBe(413);
+    // Under the size limit, so the content type is what is refused.
+    const notJson = await sendWholeThenRead(h.http.url, {
+      path: "/webhooks/supplier",
+      headers: { "content-type": "text/plain" },
+      body: body.subarray(0, 1_000_000),
+    });
+    expect(notJson.status).toBe(415);
+    const nowhere = await sendWholeThenRead(h.http.url, { path: "/no-such-route", body });
+    expect(nowhere.status).toBe(404);
   });
 
   it("answers 405 to another method", async () => {

@@ -3,8 +3,10 @@ import { ChannelPacer } from "../../src/orders/updates/pacer.ts";
 import { foldTracking, type TrackingInfo } from "../../src/orders/updates/tracking.ts";
 import { isLinkable, shown, slackLink } from "../../src/slack/blocks/text.ts";
 import { formatEstimatedDelivery, formatInstant } from "../../src/slack/blocks/updates/format.ts";
+import { renderOrderReply } from "../../src/slack/blocks/updates/order-reply.ts";
 import { renderEventReply } from "../../src/slack/blocks/updates/replies.ts";
 import { validateBlocks } from "../../tools/fake-slack/index.ts";
+import { validOrder } from "../supplier/support/fixtures.ts";
 
 const now = new Date("2026-11-24T10:00:00Z"); // a Tuesday
 
@@ -118,6 +120,66 @@ describe("update replies", () => {
     expect(shipping).toContain("Parcel 2 of 3");
     expect(shipping).toContain("arrives Tue 24 Nov, today");
     expect(shipping).toContain("and 10 more lines");
+  });
+
+  it("says the order is placed with the supplier's correlation id, and names the ticket and order number first in the fallback text", () => {
+    const correlationId = "0b6f6a4e-8f5c-4a53-9d1e-1a2b3c4d5e6f";
+    const order = {
+      customerReference: "HD-1042",
+      externalDocumentNumber: "HD-1042-1",
+      request: validOrder(),
+    };
+    const placed = renderOrderReply(
+      {
+        ...base,
+        type: "order.status_changed",
+        payload: {
+          id: "evt_1",
+          type: "order.status_changed",
+          occurredAt: "2026-11-24T09:00:00Z",
+          correlationId,
+          data: { status: "received" },
+        },
+      },
+      order,
+      { now },
+    );
+    expect(placed.text).toBe(
+      `HD-1042 · order HD-1042-1: Placed with the supplier (correlation id ${correlationId})`,
+    );
+    expect(JSON.stringify(placed.blocks)).toContain(`*Placed with the supplier* · correlation id \``);
+    expect(JSON.stringify(placed.blocks)).toContain(correlationId);
+  });
+
+  it("shows an office for a delivery to the office and a home for one to a home", () => {
+    const delivered = {
+      ...base,
+      type: "order.shipping_updated",
+      payload: {
+        id: "evt_1",
+        type: "order.shipping_updated",
+        occurredAt: "2026-11-24T09:00:00Z",
+        correlationId: "0b6f6a4e-8f5c-4a53-9d1e-1a2b3c4d5e6f",
+        data: {
+          parcel: { number: 1, of: 1 },
+          carrier: "DHL",
+          trackingNumber: "1Z9",
+          trackingUrl: "https://dhl.example.com/1Z9",
+          status: "delivered",
+          lines: [],
+        },
+      },
+    };
+    const order = (deliveryAt: "Office" | "Home") => ({
+      customerReference: "HD-1",
+      externalDocumentNumber: "HD-1-1",
+      request: validOrder({ shipping: { ...validOrder().shipping, deliveryAt } }),
+    });
+    const office = JSON.stringify(renderOrderReply(delivered, order("Office"), { now }).blocks);
+    const home = JSON.stringify(renderOrderReply(delivered, order("Home"), { now }).blocks);
+    expect(office).toContain(":office: *Parcel* delivered");
+    expect(office).not.toContain(":house_with_garden:");
+    expect(home).toContain(":house_with_garden: *Parcel* delivered");
   });
 
   it("shows a known type whose data does not match our schema generically, with the reason", () => {

@@ -66,6 +66,9 @@ export interface HarnessOptions {
   scopes?: readonly string[];
   /** The HTTP server's logger, which the webhook route logs through (default silent). */
   logger?: Logger;
+  /** What threads show (default: every event, the worker's default). */
+  updates?: PostUpdateDeps["updates"];
+  broadcast?: PostUpdateDeps["broadcast"];
 }
 
 export async function startHarness(store: Store, options: HarnessOptions = {}): Promise<Harness> {
@@ -102,6 +105,8 @@ export async function startHarness(store: Store, options: HarnessOptions = {}): 
     pacer: options.pacer ?? new ChannelPacer({ perSecond: 50, burst: 50 }),
     settleMs: options.settleMs ?? 0,
     now: () => NOW,
+    ...(options.updates && { updates: options.updates }),
+    ...(options.broadcast && { broadcast: options.broadcast }),
   });
   const sweeper = createOrphanSweeper({
     store,

@@ -123,5 +123,7 @@ it("does not DM the bot when the channel refuses a workflow order's message: it 
   expect(shown?.slackChannelId).toBe(HELPDESK);
   const message = h.fake.message(HELPDESK, shown?.slackMessageTs ?? "");
   expect(blocksText(message?.versions.at(-1)?.blocks)).toContain(`for <@${NEW_HIRE}>`);
-  expect(h.fake.thread(HELPDESK, shown?.slackMessageTs ?? "").map((m) => m.text)).toEqual(["Status: Picked"]);
+  expect(h.fake.thread(HELPDESK, shown?.slackMessageTs ?? "").map((m) => m.text)).toEqual([
+    `${shown?.customerReference} · order ${shown?.externalDocumentNumber}: Status: Picked`,
+  ]);
 });

@@ -4,8 +4,9 @@
  * temporary directory, all on loopback. Then it does what users do, through the same signed HTTP requests
  * Slack sends: an agent's `/order` with a modal submission (first with mistakes), a message-shortcut order
  * on a ticket message, and a Workflow Builder step for a new hire. It waits until the supplier has delivered
- * every order and its thread shows every update, prints the threads, and exits 0 (non-zero naming the step
- * that failed).
+ * every order and every supplier event has been handled (the thread shows the milestones, the status line the
+ * rest), prints the threads and what each order's thread got, and exits 0 (non-zero naming the step that
+ * failed).
  */
 import { createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -14,9 +15,11 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createLogger } from "../../src/log.ts";
 import type { OrderDesk } from "../../src/main.ts";
+import { REPLY_EVENT_TYPE } from "../../src/orders/updates/post-update.ts";
+import { readTracking } from "../../src/orders/updates/tracking.ts";
 import { CALLBACK } from "../../src/slack/blocks/ids.ts";
 import { STATUS_LINE_BLOCK_ID } from "../../src/slack/blocks/updates/status-line.ts";
-import { runWorkflowStep } from "../fake-slack/index.ts";
+import { type FakeSlack, runWorkflowStep } from "../fake-slack/index.ts";
 import { startWorld, type World } from "../world.ts";
 
 export interface DemoIo {
@@ -56,6 +59,36 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** Per order: its parcels and supplier events, and what its thread got (replies, messages sent to the channel). */
+async function threadSummary(desk: OrderDesk, fake: FakeSlack): Promise<string> {
+  const { rows } = await desk.store.query(
+    `SELECT o.id, o.external_document_number AS edn, o.slack_channel_id AS channel, o.tracking,
+            count(e.id)::int AS events
+       FROM orders o LEFT JOIN supplier_events e ON e.order_id = o.id
+      GROUP BY o.id ORDER BY o.created_at`,
+  );
+  const lines = ["What each order's thread got (the customer file's default, updates: milestones):"];
+  for (const o of rows as {
+    id: string;
+    edn: string;
+    channel: string | null;
+    tracking: unknown;
+    events: number;
+  }[]) {
+    const replies = fake.messages(o.channel ?? "").filter((m) => {
+      const meta = m.metadata as { event_type?: string; event_payload?: { order_id?: string } } | undefined;
+      return meta?.event_type === REPLY_EVENT_TYPE && meta.event_payload?.order_id === o.id;
+    });
+    const parcels = Object.keys(readTracking(o.tracking)?.parcels ?? {}).length;
+    const broadcasts = replies.filter((m) => m.replyBroadcast).length;
+    lines.push(
+      `  ${o.edn.padEnd(10)} ${parcels} parcel${parcels === 1 ? " " : "s"}  ${String(o.events).padStart(2)} supplier events  →  ` +
+        `${replies.length} replies, ${broadcasts} also sent to the channel`,
+    );
+  }
+  return lines.join("\n");
 }
 
 export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
@@ -241,7 +274,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
       say(`      outputs: ${JSON.stringify(outputs)}`);
     });
 
-    await step("every order is delivered and every supplier event is in its thread", async () => {
+    await step("every order is delivered and each supplier event is handled", async () => {
       let last = "";
       try {
         await until("delivery of the three orders", args.timeoutMs, async () => {
@@ -306,6 +339,8 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
       say("");
       say(fake.transcript(channel, { statusBlockId: STATUS_LINE_BLOCK_ID }));
     }
+    say("");
+    say(await threadSummary(desk, fake));
     say(`\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
     if (args.keep) say(`Database and JSON log kept in ${dir}`);
     return 0;

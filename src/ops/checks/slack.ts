@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { webApi } from "@slack/bolt";
 import { parse } from "yaml";
+import { isNotFound, slackApiNotFoundHint } from "../../slack/api-url.ts";
 import { type CheckOutcome, describeError, fail, ok, warn } from "../check.ts";
 
 export interface SlackCheckOptions {
@@ -51,7 +52,7 @@ export async function checkSlackAuth(options: SlackCheckOptions): Promise<CheckO
   try {
     result = await client.auth.test();
   } catch (error) {
-    return fail(explain(error));
+    return fail(explain(error, options.apiUrl));
   }
   const who = `bot ${result.user ?? "?"} (${result.user_id ?? "?"}) in workspace ${result.team ?? "?"} (${result.team_id ?? "?"})`;
   const granted = result.response_metadata?.scopes;
@@ -67,7 +68,7 @@ export async function checkSlackAuth(options: SlackCheckOptions): Promise<CheckO
   return ok(who);
 }
 
-function explain(error: unknown): string {
+function explain(error: unknown, apiUrl: string | undefined): string {
   if (error instanceof webApi.WebAPIPlatformError) {
     const code = error.data.error;
     return `auth.test: ${code}${HINTS[code] ? ` — ${HINTS[code]}` : ""}`;
@@ -75,6 +76,7 @@ function explain(error: unknown): string {
   if (error instanceof webApi.WebAPIRateLimitedError) {
     return `auth.test was rate limited (retry after ${error.retryAfter} s); run the doctor again shortly`;
   }
+  if (isNotFound(error)) return `auth.test: ${slackApiNotFoundHint(apiUrl)}`;
   if (error instanceof webApi.WebAPIHTTPError) {
     return `auth.test: HTTP ${error.statusCode} ${error.statusMessage} — is SLACK_API_URL right?`;
   }

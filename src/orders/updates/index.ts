@@ -26,3 +26,12 @@ export {
   type TrackingInfo,
   trackingInfoOf,
 } from "./tracking.ts";
+export {
+  type BroadcastKind,
+  type BroadcastSettings,
+  decideReply,
+  type Milestone,
+  type ReplyDecision,
+  type UpdatesVerbosity,
+  updatesFor,
+} from "./verbosity.ts";

@@ -5,8 +5,9 @@
  * Per run, under the order's lock (order-lock.ts):
  *  1. apply every unposted event to the order — status (only forward: `applySupplierStatus`) and tracking
  *     (only newer: tracking.ts) — so App Home is right even when Slack is not reachable;
- *  2. post each unposted event as a reply, at the channel's pace, and mark it posted with the reply's ts
- *     right after Slack answers;
+ *  2. post each unposted event the thread shows (verbosity.ts: milestones, or every event) as a reply, at the
+ *     channel's pace, and mark it posted with the reply's ts right after Slack answers; mark the others handled
+ *     without a reply;
  *  3. re-render the parent message (`renderParent`, the order message builder) and `chat.update` it if it
  *     changed.
  *
@@ -22,15 +23,7 @@ import { PermanentJobError, RetryLaterError } from "../../jobs/errors.ts";
 import type { Jobs } from "../../jobs/jobs.ts";
 import { QUEUES } from "../../jobs/queues.ts";
 import type { JobContext, JobHandler } from "../../jobs/worker.ts";
-import type { Metrics } from "../../metrics.ts";
-import {
-  type BroadcastKind,
-  broadcastKind,
-  parseStoredEvent,
-  renderEventReply,
-  renderShortReply,
-} from "../../slack/blocks/updates/replies.ts";
-import type { Store } from "../../store/db.ts";
+import { renderOrderReply, renderOrderShortReply } from "../../slack/blocks/updates/order-reply.ts";
 import {
   attachOrphansOfOrder,
   listEventsForOrder,
@@ -41,7 +34,6 @@ import {
   type StoredEvent,
 } from "../../store/repositories/events.ts";
 import { getOrder, type Order } from "../../store/repositories/orders.ts";
-import type { AdminAlert } from "../ports.ts";
 import { applyEvent } from "./apply-event.ts";
 import type { PostUpdateJobData } from "./enqueue.ts";
 import {
@@ -53,75 +45,10 @@ import {
 import { OrderBusyError, OrderLocks } from "./order-lock.ts";
 import { ChannelPacer, waitForSlot } from "./pacer.ts";
 import { postReply, type ReplyOutcome } from "./post-reply.ts";
-import type { SlackChat } from "./slack-chat.ts";
+import type { PostOutcome, PostUpdateDeps, PostUpdateWorker } from "./post-update-deps.ts";
+import { decideReply } from "./verbosity.ts";
 
-export interface ParentMessage {
-  text: string;
-  blocks?: unknown[];
-}
-
-export interface PostUpdateDeps {
-  store: Store;
-  slack: SlackChat;
-  /**
-   * The order message as it should look now (the order message builder in src/slack/blocks/), or null to
-   * leave it alone.
-   */
-  renderParent: (order: Order) => ParentMessage | null;
-  /**
-   * Shows a placed order whose message never made it to Slack (the placement job's posts failed while Slack
-   * was down), so its updates have somewhere to go: posts (or finds) it and returns the order with its message
-   * recorded. `showOrder` (src/orders/show-order.ts) with `{ kind: "placed" }`.
-   */
-  showMissingMessage?: (order: Order, signal?: AbortSignal) => Promise<Order>;
-  /** How long after its last change an order without a message is taken to have lost it (default 10 s). */
-  missingMessageAfterMs?: number;
-  /** Reports a channel we can no longer post in (the admin channel). */
-  alertAdmins?: (alert: AdminAlert) => Promise<void>;
-  /** Shared by every job of this process; default 1 message/s per channel, bursts of 3. */
-  pacer?: ChannelPacer;
-  /**
-   * Which updates also go to the channel (`reply_broadcast`), from the customer file's `broadcast:`; a kind left
-   * out is broadcast (default: delivered, cancelled and delivery exceptions all are).
-   */
-  broadcast?: Partial<Record<BroadcastKind, boolean>>;
-  /**
-   * An event is posted once it was received this long ago (default 0), so that an earlier event delivered
-   * after it can still take its place in the thread. The same value as the receiver's settle delay.
-   */
-  settleMs?: number;
-  /** Zone of the dates in replies (default UTC). */
-  timeZone?: string;
-  now?: () => Date;
-  /** Longest wait for a pace slot inside a run; beyond it the job is re-scheduled (default 5 s). */
-  maxPaceWaitMs?: number;
-  /** When another replica holds the order (PostgreSQL), come back after this long (default 1 s). */
-  busyRetryMs?: number;
-  /** When the order's Slack message is not recorded yet, come back after this long (default 5 s). */
-  noMessageRetryMs?: number;
-  metrics?: Pick<Metrics, "slackPosts" | "slackRateLimited">;
-  /**
-   * Called with the order after supplier events changed it (status or tracking), before its replies are posted,
-   * e.g. to refresh the requester's App Home. Its failures are logged; they never fail the job.
-   */
-  onOrderChanged?: (order: Order) => void | Promise<void>;
-  logger?: Logger;
-}
-
-export interface PostUpdateWorker {
-  handler: JobHandler<PostUpdateJobData>;
-  /** Runs the posting for an order now, outside the queue (tests, the CLI). */
-  postOrderUpdates(
-    orderId: string,
-    options?: { signal?: AbortSignal; logger?: Logger },
-  ): Promise<PostOutcome>;
-}
-
-export interface PostOutcome {
-  applied: number;
-  posted: number;
-  parentUpdated: boolean;
-}
+export type { ParentMessage, PostOutcome, PostUpdateDeps, PostUpdateWorker } from "./post-update-deps.ts";
 
 const PARENT_CACHE_MAX = 10_000;
 /** `metadata.event_type` of our threaded replies; `event_payload.event_id` names the supplier event. */
@@ -178,10 +105,15 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
   }
 
   /** Marks posted, retrying briefly: giving up here is what turns a database blip into a duplicate reply. */
-  async function markPostedHard(eventId: string, ts: string | null, logger: Logger): Promise<void> {
+  async function markPostedHard(
+    eventId: string,
+    ts: string | null,
+    logger: Logger,
+    milestone: string | null = null,
+  ): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await markPosted(store, eventId, ts);
+        await markPosted(store, eventId, ts, milestone);
         return;
       } catch (error) {
         if (attempt >= MARK_ATTEMPTS) throw error;
@@ -362,7 +294,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
 
     let newestPosted: number | null = null;
     for (const e of events) {
-      if (e.postedAt !== null) newestPosted = Math.max(newestPosted ?? 0, e.occurredAt.getTime());
+      if (e.replyTs !== null) newestPosted = Math.max(newestPosted ?? 0, e.occurredAt.getTime());
     }
     let posted = 0;
     let settlesInMs: number | null = null;
@@ -371,7 +303,8 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
       signal?.throwIfAborted();
       // Listed again before every post: an earlier event that arrived (or an orphan linked) meanwhile goes first.
       if (!first) await adoptOrphans(orderId, logger);
-      const queue = await listUnpostedForOrder(store, orderId);
+      const orderEvents = await listEventsForOrder(store, orderId);
+      const queue = orderEvents.filter((e) => e.postedAt === null);
       const event = queue[0];
       if (!event) break;
       if (!seen.has(event.id)) {
@@ -388,6 +321,15 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
         settlesInMs = settledAt - Date.now();
         break;
       }
+      const decision = decideReply(event, orderEvents, {
+        updates: deps.updates?.(order) ?? "all",
+        broadcast: deps.broadcast,
+      });
+      if (!decision.post) {
+        // Kept out of the thread: the status line and App Home already show it.
+        await markPostedHard(event.id, null, logger);
+        continue;
+      }
       // A pace slot only for a reply that goes out now: reserving one for a turn that finds nothing to post
       // would cost the channel's next reply a second.
       await waitForSlot(pacer, channel, maxPaceWaitMs, signal);
@@ -395,9 +337,8 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
 
       const late = newestPosted !== null && event.occurredAt.getTime() < newestPosted;
       const renderOptions = { now: now(), timeZone, late };
-      const rendered = renderEventReply(event, renderOptions);
-      const kind = broadcastKind(parseStoredEvent(event));
-      const broadcast = kind !== null && deps.broadcast?.[kind] !== false;
+      const rendered = renderOrderReply(event, order, renderOptions);
+      const { broadcast, milestone } = decision;
       let outcome: ReplyOutcome;
       try {
         const earlier = await earlierReply(channel, threadTs, event, logger);
@@ -406,7 +347,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
             { eventId: event.id, ts: earlier },
             "an interrupted attempt posted this reply; not posting it again",
           );
-          await markPostedHard(event.id, earlier, logger);
+          await markPostedHard(event.id, earlier, logger, milestone);
           if (!late) newestPosted = event.occurredAt.getTime();
           continue;
         }
@@ -426,7 +367,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
                 event_payload: { event_id: event.id, order_id: orderId },
               },
             },
-            short: (slackError) => renderShortReply(event, renderOptions, slackError),
+            short: (slackError) => renderOrderShortReply(event, order, renderOptions, slackError),
           },
           logger,
         );
@@ -435,7 +376,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
       }
       if (outcome.kind === "skipped") continue;
       deps.metrics?.slackPosts.inc({ method: "chat.postMessage" });
-      await markPostedHard(event.id, outcome.ts, logger);
+      await markPostedHard(event.id, outcome.ts, logger, milestone);
       posted++;
       if (!late) newestPosted = event.occurredAt.getTime();
     }

@@ -271,15 +271,19 @@ export function orderMessage(order: Order, options: OrderMessageOptions): OrderM
     elements: [mrkdwn(orderStatusLine(order, options))],
   });
 
-  // What notifications show: mrkdwn like the blocks, so what people typed or the supplier said is escaped here too.
-  const t = shown(ticket, TEXT_VALUE_MAX);
+  // What notifications and screen readers show: the order number and the ticket, in mrkdwn like the blocks, so
+  // what people typed or the supplier said is escaped here too.
+  const edn = shown(order.externalDocumentNumber, TEXT_VALUE_MAX);
+  const named = order.customerReference
+    ? `order ${edn} for ${shown(ticket, TEXT_VALUE_MAX)}`
+    : `order ${edn}`;
   const text =
     order.status === "queued" || order.status === "placing"
       ? isRetrying(order)
-        ? `Order for ${t}: supplier unavailable, retrying automatically`
-        : `Placing order for ${t} …`
+        ? `Not placed yet, ${named}: supplier unavailable, retrying automatically`
+        : `Placing ${named} …`
       : order.status === "failed"
-        ? `Order for ${t} was not placed: ${problems[0] ? shown(problems[0], TEXT_REASON_MAX) : "see details"}`
-        : `Order for ${t} (${shown(order.externalDocumentNumber, TEXT_VALUE_MAX)}): ${STATUS_TEXT[order.status] ?? order.status}`;
+        ? `Not placed, ${named}: ${problems[0] ? shown(problems[0], TEXT_REASON_MAX) : "see details"}`
+        : `Order for ${shown(ticket, TEXT_VALUE_MAX)} (${edn}): ${STATUS_TEXT[order.status] ?? order.status}`;
   return { text, blocks: blocks.slice(0, 50) };
 }

@@ -18,6 +18,11 @@ export interface StoredEvent {
   /** Set before each post: a reply may exist in Slack for an event attempted but not marked posted. */
   postAttemptedAt: Date | null;
   replyTs: string | null;
+  /**
+   * The milestone its reply announced (`src/orders/updates/verbosity.ts`), or null: shown as a plain update, or
+   * kept out of the thread (posted with no `replyTs`).
+   */
+  replyMilestone: string | null;
   postError: JsonObject | null;
   orphanReportedAt: Date | null;
 }
@@ -43,6 +48,7 @@ export function mapEvent(row: Row): StoredEvent {
     postedAt: row.posted_at,
     postAttemptedAt: row.post_attempted_at,
     replyTs: row.reply_ts,
+    replyMilestone: row.reply_milestone ?? null,
     postError: row.post_error,
     orphanReportedAt: row.orphan_reported_at,
   };
@@ -157,12 +163,20 @@ export async function listEventsForOrder(q: Queryable, orderId: string): Promise
   return rows.map(mapEvent);
 }
 
-/** Records the threaded reply. Returns false when the event was already posted (a retried job). */
-export async function markPosted(q: Queryable, eventId: string, replyTs: string | null): Promise<boolean> {
+/**
+ * Records the threaded reply (`replyTs` null: the event was handled without one). Returns false when the event
+ * was already posted (a retried job).
+ */
+export async function markPosted(
+  q: Queryable,
+  eventId: string,
+  replyTs: string | null,
+  milestone: string | null = null,
+): Promise<boolean> {
   const { rowCount } = await q.query(
-    `UPDATE supplier_events SET posted_at = now(), reply_ts = $2, post_error = NULL
+    `UPDATE supplier_events SET posted_at = now(), reply_ts = $2, reply_milestone = $3, post_error = NULL
      WHERE id = $1 AND posted_at IS NULL`,
-    [eventId, replyTs],
+    [eventId, replyTs, milestone],
   );
   return (rowCount ?? 0) > 0;
 }

@@ -9,8 +9,6 @@ export {
 } from "./format.ts";
 export {
   type Block,
-  type BroadcastKind,
-  broadcastKind,
   type EventToRender,
   parseStoredEvent,
   type RenderedMessage,

@@ -18,6 +18,8 @@ export interface RenderOptions {
   timeZone?: string;
   /** The event happened before one already posted in the thread (it arrived late). */
   late?: boolean;
+  /** The icon of a delivery, as the order goes (`:office:`); default a home. */
+  deliveredEmoji?: string;
 }
 
 export interface RenderedMessage {
@@ -71,12 +73,12 @@ function notification(text: string): string {
   return text.length > TEXT_MAX ? `${text.slice(0, TEXT_MAX - 1).replace(/&[a-z]{0,3}$/, "")}…` : text;
 }
 
-function section(text: string): Block {
+export function section(text: string): Block {
   const clipped = text.length > SECTION_MAX ? `${text.slice(0, SECTION_MAX - 1)}…` : text;
   return { type: "section", text: { type: "mrkdwn", text: clipped } };
 }
 
-function context(event: EventToRender, options: RenderOptions): Block {
+export function context(event: EventToRender, options: RenderOptions): Block {
   const timeZone = options.timeZone ?? "UTC";
   const parts = [`Supplier update · ${formatInstant(event.occurredAt, { now: options.now, timeZone })}`];
   if (options.late) parts.push("arrived late: this happened before the update above");
@@ -91,7 +93,8 @@ function renderStatus(
   const { status, previousStatus, reason } = event.data;
   const label = stateLabel(status);
   const was = previousStatus ? ` (was ${stateLabel(previousStatus)})` : "";
-  const lines = [`${STATUS_EMOJI[status] ?? ":information_source:"} Status: *${label}*${was}`];
+  const emoji = (status === "delivered" && options.deliveredEmoji) || STATUS_EMOJI[status];
+  const lines = [`${emoji ?? ":information_source:"} Status: *${label}*${was}`];
   if (reason) lines.push(shown(reason, REASON_MAX));
   return {
     text: notification(`Status: ${label}${was}${reason ? ` — ${shown(reason, REASON_IN_TEXT)}` : ""}`),
@@ -114,7 +117,9 @@ function renderShipping(
 ): RenderedMessage {
   const d = event.data;
   const timeZone = options.timeZone ?? "UTC";
-  const state = PARCEL_STATUS[d.status] ?? { emoji: ":package:", words: d.status };
+  const known = PARCEL_STATUS[d.status] ?? { emoji: ":package:", words: d.status };
+  const state =
+    d.status === "delivered" && options.deliveredEmoji ? { ...known, emoji: options.deliveredEmoji } : known;
   const parcel = d.parcel.of > 1 ? `Parcel ${d.parcel.number} of ${d.parcel.of}` : "Parcel";
   const carrier = shown(d.carrier, VALUE_MAX);
   const headline = `${state.emoji} *${parcel}* ${state.words} · ${carrier}`;
@@ -214,22 +219,4 @@ export function renderShortReply(
     text: notification(`${what} (shortened)`),
     blocks: [section(`:information_source: ${what}\n_${note}_`), context(stored, options)],
   };
-}
-
-export type BroadcastKind = "delivered" | "cancelled" | "exception";
-
-/**
- * Which kind of update this is for the channel-broadcast setting (customer file `broadcast:`): delivered,
- * cancelled, a delivery exception — or null for an update that stays in the thread.
- */
-export function broadcastKind(parsed: ParsedSupplierEvent): BroadcastKind | null {
-  if (parsed.kind === "status_changed") {
-    const status = parsed.event.data.status;
-    return status === "delivered" || status === "cancelled" ? status : null;
-  }
-  if (parsed.kind === "shipping_updated") {
-    const status = parsed.event.data.status;
-    return status === "delivered" || status === "exception" ? status : null;
-  }
-  return null;
 }

@@ -21,7 +21,8 @@ export function addBundle(ctx: SlackContext) {
     await ack();
     const bundle = ctx.customer.config.bundles[Number(action.selected_option?.value)];
     if (!body.view || !bundle) return;
-    await updateOrderModal(ctx, client, body.user.id, body.view, (form, startMeta) => {
+    const clicked = { userId: body.user.id, retry: "choose the bundle again" };
+    await updateOrderModal(ctx, client, body.view, clicked, (form, startMeta) => {
       let meta = startMeta;
       const lines: DraftLine[] = [...form.draft.lines];
       const keys = [...form.lineKeys];

@@ -10,7 +10,8 @@ export function addLine(ctx: SlackContext) {
   return async ({ ack, body, client }: SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs) => {
     await ack();
     if (!body.view) return;
-    await updateOrderModal(ctx, client, body.user.id, body.view, (form, meta) => {
+    const clicked = { userId: body.user.id, retry: "click Add line again" };
+    await updateOrderModal(ctx, client, body.view, clicked, (form, meta) => {
       if (form.lineKeys.length >= MAX_MODAL_LINES) {
         return {
           form,

@@ -5,6 +5,7 @@ import { canResubmit } from "../../blocks/order-message.ts";
 import { escapeMrkdwn } from "../../blocks/text.ts";
 import type { SlackContext } from "../../context.ts";
 import { resubmitModal } from "../../order-modal-views.ts";
+import { tellViewFailed } from "../../view-failures.ts";
 
 /** Who may resubmit: the people the profile lets order (its users and user groups), in Slack's mention syntax. */
 function whoMayResubmit(profile: Profile): string {
@@ -71,6 +72,15 @@ export function fixAndResubmit(ctx: SlackContext) {
       );
       return;
     }
-    await client.views.open({ trigger_id: body.trigger_id, view });
+    try {
+      await client.views.open({ trigger_id: body.trigger_id, view });
+    } catch (error) {
+      await tellViewFailed(
+        client,
+        { userId: body.user.id, respond, channelId: order.slackChannelId ?? undefined },
+        error,
+        { action: "open", retry: "click Fix and resubmit again", logger: ctx.logger },
+      );
+    }
   };
 }

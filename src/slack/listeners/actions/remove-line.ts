@@ -18,7 +18,8 @@ export function removeLine(ctx: SlackContext) {
     await ack();
     const key = action.selected_option?.value;
     if (!body.view || !key) return;
-    await updateOrderModal(ctx, client, body.user.id, body.view, (form, meta) => {
+    const clicked = { userId: body.user.id, retry: "choose the line to remove again" };
+    await updateOrderModal(ctx, client, body.view, clicked, (form, meta) => {
       const index = form.lineKeys.indexOf(key);
       if (index < 0 || form.lineKeys.length <= 1) return { form, meta };
       return {

@@ -1,14 +1,29 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from "@slack/bolt";
 import type { SlackContext } from "../../context.ts";
+import { orderCommandHelp, parseOrderCommand } from "../../order-command-args.ts";
 import { newOrderModal, replaceIfNotAllowed } from "../../order-modal-views.ts";
-import { ticketFromCommand } from "../../ticket.ts";
+import { tellViewFailed } from "../../view-failures.ts";
+import { answerOrderStatus } from "./order-status.ts";
 
 /**
+ * `/order help` lists the command's forms; `/order status TICKET-ID` lists the ticket's orders (order-status.ts).
  * `/order [TICKET-ID]`: ack, then `views.open` straight away (the trigger expires in 3 s), then the slower
- * authorization check, which replaces the form with the reason when the user may not order here.
+ * authorization check, which replaces the form with the reason when the user may not order here. When the form
+ * does not open, the user is told so (ephemeral, through the command's response_url).
  */
 export function orderCommand(ctx: SlackContext) {
-  return async ({ command, ack, client, logger }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+  return async ({
+    command,
+    ack,
+    client,
+    logger,
+    respond,
+  }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+    const asked = parseOrderCommand(command.text, ctx.customer.ticketIdPattern);
+    if (asked.kind === "help") {
+      await ack({ response_type: "ephemeral", text: orderCommandHelp(command.command) });
+      return;
+    }
     const profiles = ctx.customer.profilesForChannel(command.channel_id);
     if (profiles.length === 0) {
       await ack({
@@ -18,14 +33,41 @@ export function orderCommand(ctx: SlackContext) {
       return;
     }
     await ack();
+    if (asked.kind === "status") {
+      const request = {
+        reference: asked.reference,
+        command: command.command,
+        channelId: command.channel_id,
+        userId: command.user_id,
+      };
+      await answerOrderStatus(ctx, client, respond, request, profiles).catch(async (error: unknown) => {
+        ctx.logger.error({ err: error, reference: asked.reference }, "could not answer /order status");
+        await respond({
+          response_type: "ephemeral",
+          text: "Order Desk could not look up the orders just now; try again in a minute.",
+        }).catch(() => {});
+      });
+      return;
+    }
     const view = newOrderModal(ctx, {
       userId: command.user_id,
       profiles,
       source: "command",
       channelId: command.channel_id,
-      ticket: ticketFromCommand(command.text, ctx.customer.ticketIdPattern),
+      ticket: asked.ticket,
     });
-    const opened = await client.views.open({ trigger_id: command.trigger_id, view });
+    let opened: Awaited<ReturnType<typeof client.views.open>>;
+    try {
+      opened = await client.views.open({ trigger_id: command.trigger_id, view });
+    } catch (error) {
+      await tellViewFailed(
+        client,
+        { userId: command.user_id, respond, channelId: command.channel_id },
+        error,
+        { action: "open", retry: `run ${command.command} again`, logger: ctx.logger },
+      );
+      return;
+    }
     try {
       await replaceIfNotAllowed(ctx, client, opened.view, profiles, command.user_id);
     } catch (error) {
