@@ -1,10 +1,12 @@
 /**
- * Order Desk's Slack side wired for real, over loopback, for the Slack and Workflow Builder tests: the Bolt
- * HTTP receiver (createSlackApp, HTTP mode) on port 0 behind a node:http server, the fake Slack Web API, a
- * supplier (the sandbox or a stub), the test store, and pg-boss jobs running the real `place-order` handler
- * (optionally wrapped, e.g. by `withWorkflowSteps`). Each harness in test/<area>/support/ adds its own people,
- * channels and helpers on top.
+ * Order Desk's Slack side wired for real, over loopback, for the Slack and Workflow Builder tests, in either
+ * transport: HTTP (the Bolt receiver of createSlackApp's HTTP mode on port 0 behind a node:http server, driven
+ * by signed requests) or Socket Mode (createSlackApp's socket receiver connected to the fake Slack's WebSocket,
+ * driven by envelopes). Around it: the fake Slack Web API, a supplier (the sandbox or a stub), a store of its
+ * own, and pg-boss jobs running the real `place-order` handler (optionally wrapped, e.g. by
+ * `withWorkflowSteps`). Each harness in test/<area>/support/ adds its own people, channels and helpers on top.
  */
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -18,6 +20,7 @@ import {
   startFakeSlack,
 } from "../../src/devtools/fake-slack/index.ts";
 import { createSlackRequests, type SlackRequests } from "../../src/devtools/slack-requests.ts";
+import { createSocketModeRequests } from "../../src/devtools/socket-mode-requests.ts";
 import { createJobs, type JobContext, type Jobs } from "../../src/jobs/index.ts";
 import { placeOrderJob } from "../../src/orders/place.ts";
 import { showOrder } from "../../src/orders/show-order.ts";
@@ -34,7 +37,7 @@ import { orderMessage } from "../../src/slack/blocks/order-message.ts";
 import type { Store } from "../../src/store/db.ts";
 import { SupplierClient, type SupplierClientOptions } from "../../src/supplier/client.ts";
 import { attachOrphanEvents } from "../../src/webhooks/orphans.ts";
-import { getTestStore } from "./db.ts";
+import { openTestStore } from "./db.ts";
 
 /** A helpdesk channel the bot was never invited to (added to the example's first profile). */
 export const NO_BOT = "C0NOBOT";
@@ -50,7 +53,14 @@ export function exampleConfig(): CustomerConfig {
 
 type PlaceOrderHandler = (job: JobContext<unknown>) => Promise<void>;
 
+/** How Slack reaches the app: signed HTTP requests, or envelopes over a Socket Mode WebSocket. */
+export type Transport = "http" | "socket";
+/** The Slack flows run over both (`describe.each(TRANSPORTS)`). */
+export const TRANSPORTS: readonly Transport[] = ["http", "socket"];
+
 export interface SlackWorldOptions {
+  /** Default HTTP. */
+  transport?: Transport;
   botToken: string;
   signingSecret: string;
   users: FakeUser[];
@@ -71,6 +81,7 @@ export interface SlackWorldOptions {
 }
 
 export interface SlackWorld {
+  transport: Transport;
   fake: FakeSlack;
   store: Store;
   jobs: Jobs;
@@ -88,13 +99,17 @@ export interface SlackWorld {
 }
 
 export async function startSlackWorld(options: SlackWorldOptions): Promise<SlackWorld> {
-  const store = await getTestStore();
+  const transport = options.transport ?? "http";
+  // A store per world: the same scenarios run once per transport in one file, each from an empty database.
+  const store = await openTestStore();
   const customer = createCustomer(exampleConfig());
+  const appToken = `xapp-1-A0ORDERDSK-1-${randomBytes(8).toString("hex")}`;
   const fake = await startFakeSlack({
     botToken: options.botToken,
     users: options.users,
     channels: options.channels,
     ...(options.usergroups && { usergroups: options.usergroups }),
+    socketMode: { appToken },
   });
   const jobs = createJobs({
     store,
@@ -103,9 +118,10 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
   });
   await jobs.start();
   const slack = createSlackApp({
-    mode: "http",
+    ...(transport === "http"
+      ? { mode: "http", signingSecret: options.signingSecret }
+      : { mode: "socket", appToken }),
     botToken: options.botToken,
-    signingSecret: options.signingSecret,
     slackApiUrl: fake.apiUrl,
     timeoutMs: 5000,
     customer,
@@ -148,20 +164,33 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     onOrderChanged: (order) => slack.home.orderChanged(order),
   });
 
-  const server: Server = createServer((req, res) => {
-    if (req.url?.startsWith(SLACK_EVENTS_PATH) && slack.requestListener)
-      return slack.requestListener(req, res);
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const requests = createSlackRequests({
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${SLACK_EVENTS_PATH}`,
-    signingSecret: options.signingSecret,
-    teamId: fake.teamId,
-    appId: fake.appId,
-  });
+  let server: Server | null = null;
+  let requests: SlackRequests;
+  if (transport === "socket") {
+    await slack.start();
+    requests = createSocketModeRequests({
+      socketMode: fake.socketMode,
+      teamId: fake.teamId,
+      appId: fake.appId,
+    });
+  } else {
+    const http = createServer((req, res) => {
+      if (req.url?.startsWith(SLACK_EVENTS_PATH) && slack.requestListener)
+        return slack.requestListener(req, res);
+      res.writeHead(404).end();
+    });
+    server = http;
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    requests = createSlackRequests({
+      url: `http://127.0.0.1:${(http.address() as AddressInfo).port}${SLACK_EVENTS_PATH}`,
+      signingSecret: options.signingSecret,
+      teamId: fake.teamId,
+      appId: fake.appId,
+    });
+  }
 
   return {
+    transport,
     fake,
     store,
     jobs,
@@ -174,8 +203,11 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
       await slack.stop();
       await jobs.stop({ graceMs: 1000 });
       await supplier.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (server) {
+        const http = server;
+        http.closeAllConnections();
+        await new Promise<void>((resolve) => http.close(() => resolve()));
+      }
       await fake.close();
     },
   };

@@ -94,8 +94,11 @@ export interface FakeSocketMode {
   undelivered(): Undelivered[];
   /** The number of open connections, after every change. */
   timeline(): Array<{ at: number; open: number }>;
-  /** Sends an envelope over an open connection and resolves with the app's in-time ack. */
-  deliver(type: EnvelopeType, payload: Json): Promise<Delivery>;
+  /**
+   * Sends an envelope over an open connection and resolves with the app's in-time ack. `retry` sends it as
+   * Slack's redelivery of an earlier attempt (its `retry_attempt` and `retry_reason`).
+   */
+  deliver(type: EnvelopeType, payload: Json, retry?: { attempt: number; reason: string }): Promise<Delivery>;
   /** Sends `disconnect` with `reason` to one connection (default: every open one); returns their ids. */
   disconnect(reason: string, connectionId?: string): string[];
   /** Ends connections without a word (default: every open one); returns their ids. */

@@ -257,9 +257,10 @@ export function createSocketMode(host: SocketModeHost, options: SocketModeOption
     acks: () => [...acks],
     undelivered: () => [...undelivered],
     timeline: () => [...timeline],
-    deliver(type, payload) {
+    deliver(type, payload, retry) {
       const delivery = new Promise<Delivery>((resolve, reject) => {
-        send({ deliveryId: randomUUID(), type, payload, attempts: 0, resolve, reject }, "");
+        const attempts = retry?.attempt ?? 0;
+        send({ deliveryId: randomUUID(), type, payload, attempts, resolve, reject }, retry?.reason ?? "");
       });
       // Fire-and-forget deliveries are fine: only a caller who awaits one hears that it failed.
       delivery.catch(() => {});

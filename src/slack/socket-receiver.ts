@@ -1,0 +1,404 @@
+/**
+ * Socket Mode for Bolt (`App({ socketMode: true, receiver })`), with Bolt's own client (@slack/socket-mode,
+ * see socket-client.ts), kept connected:
+ * - make-before-break: on Slack's `disconnect` (`refresh_requested`, `warning`, …) the next connection is
+ *   opened while the old one keeps delivering; the old one is closed once the next one said hello and the
+ *   envelopes it carried are acked (at most `drainMs`, Slack's 3 s ack deadline);
+ * - a connection that drops is replaced, with capped exponential backoff and jitter between failed attempts;
+ * - `apps.connections.open` failing (5xx, timeouts, 429) is retried the same way for as long as it takes:
+ *   the process never ends over it, and `status()` (→ `/readyz`) says not ready meanwhile.
+ * Only a token Slack refuses at start-up (invalid, revoked, a bot token) fails `start()`.
+ *
+ * Bolt's `SocketModeReceiver` is extended so the App stays a Socket Mode app by Bolt's own check; its single
+ * client is replaced by the connections kept here. Envelopes reach `app.processEvent` as Bolt's receiver hands
+ * them: ack once, retry number and reason, Bolt's default error handler.
+ */
+import {
+  type App,
+  defaultProcessEventErrorHandler,
+  type ReceiverEvent,
+  type Logger as SlackLogger,
+  SocketModeReceiver,
+  type webApi,
+} from "@slack/bolt";
+import type { Logger } from "pino";
+import type { Metrics } from "../metrics.ts";
+import { DISCONNECT_REQUESTED, SlackSocketClient } from "./socket-client.ts";
+import {
+  describeConnectFailure,
+  SlackAppTokenRefusedError,
+  SocketClosedBeforeHelloError,
+  SocketHelloTimeoutError,
+} from "./socket-errors.ts";
+
+export interface SocketReconnectOptions {
+  /** Delay after the first failure (default 500 ms), doubled after each further one… */
+  baseMs?: number;
+  /** …up to this (default 30 s). Each delay is jittered to 50–100 % of its value. */
+  maxMs?: number;
+  /** The jitter's source (default Math.random). */
+  random?: () => number;
+}
+
+export interface SlackSocketReceiverOptions {
+  appToken: string;
+  /** For the SDK's own log lines. */
+  sdkLogger: SlackLogger;
+  logger: Logger;
+  /** `apps.connections.open`: the API URL (the fake Slack) and a timeout per call. */
+  clientOptions: { slackApiUrl?: string; timeout: number };
+  metrics?: Pick<Metrics, "slackSocketConnections" | "slackSocketReconnects" | "slackSocketConnectFailures">;
+  reconnect?: SocketReconnectOptions;
+  /** From asking for a connection to Slack's hello (default 15 s). */
+  helloTimeoutMs?: number;
+  /** How long a replaced connection may wait for its envelopes' acks before it is closed (default 3 s). */
+  drainMs?: number;
+  /** The client's pong deadline (the library's default, 5 s): how soon a silent connection is given up. */
+  pingTimeoutMs?: number;
+  now?: () => number;
+}
+
+export interface SocketStatus {
+  /** At least one connection is open (one being replaced counts: it still delivers). */
+  connected: boolean;
+  connections: number;
+  /** Since when no connection has been open (ms epoch), or null. */
+  downSince: number | null;
+  /** Failed attempts since the last connection opened. */
+  failures: number;
+  /** The last attempt's failure, in words. */
+  lastError: string | null;
+}
+
+interface SocketEventArgs {
+  ack(response?: Record<string, unknown>): Promise<void>;
+  envelope_id: string;
+  body: Record<string, unknown>;
+  retry_num?: number;
+  retry_reason?: string;
+}
+
+interface Connection {
+  readonly id: number;
+  readonly client: SlackSocketClient;
+  /** Envelopes received and not yet acked. */
+  readonly inflight: Set<string>;
+  state: "opening" | "open" | "retiring" | "closing" | "closed";
+  /** Said hello once: its end is a reason to reconnect (a failed attempt's is not). */
+  wasOpen: boolean;
+  drained?: () => void;
+}
+
+export class SlackSocketReceiver extends SocketModeReceiver {
+  private boltApp: App | undefined;
+  private readonly options: SlackSocketReceiverOptions;
+  private readonly log: Logger;
+  private readonly now: () => number;
+  private readonly connections = new Set<Connection>();
+  private nextId = 0;
+  private stopping = false;
+  private reconnecting: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private downSince: number | null;
+  private failures = 0;
+  private lastError: string | null = null;
+
+  constructor(options: SlackSocketReceiverOptions) {
+    super({ appToken: options.appToken, logger: options.sdkLogger });
+    this.options = options;
+    this.log = options.logger.child({ component: "slack-socket" });
+    this.now = options.now ?? Date.now;
+    this.downSince = this.now();
+  }
+
+  override init(app: App): void {
+    super.init(app);
+    this.boltApp = app;
+  }
+
+  status(): SocketStatus {
+    const open = this.live();
+    return {
+      connected: open.length > 0,
+      connections: open.length,
+      downSince: open.length > 0 ? null : this.downSince,
+      failures: this.failures,
+      lastError: this.lastError,
+    };
+  }
+
+  override async start(): Promise<webApi.AppsConnectionsOpenResponse> {
+    this.stopping = false;
+    try {
+      return await this.open();
+    } catch (error) {
+      const failure = describeConnectFailure(error);
+      if (failure.permanent) {
+        throw new SlackAppTokenRefusedError(`Slack refused the Socket Mode connection: ${failure.message}`, {
+          cause: error,
+        });
+      }
+      this.failed(failure.label, failure.message);
+      this.log.warn(
+        { err: failure.message },
+        "Slack is not reachable yet: connecting in the background; /readyz answers not ready until connected",
+      );
+      void this.reconnect(failure.retryAfterMs ?? this.delay(1));
+      return { ok: false, error: failure.label };
+    }
+  }
+
+  override async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await Promise.all([...this.connections].map((c) => this.close(c)));
+    this.options.metrics?.slackSocketConnections.set(0);
+  }
+
+  private live(): Connection[] {
+    return [...this.connections].filter((c) => c.state === "open" || c.state === "retiring");
+  }
+
+  /** Jittered, capped exponential: 50–100 % of base × 2^(failures − 1), at most `maxMs`. */
+  private delay(failures: number): number {
+    const { baseMs = 500, maxMs = 30_000, random = Math.random } = this.options.reconnect ?? {};
+    const ceiling = Math.min(maxMs, baseMs * 2 ** Math.max(0, failures - 1));
+    return Math.round(ceiling * (0.5 + random() * 0.5));
+  }
+
+  /** One connection at a time is being opened; callers share it. `firstDelayMs` waits before the first try. */
+  private reconnect(firstDelayMs: number): Promise<void> {
+    this.reconnecting ??= this.connectLoop(firstDelayMs).finally(() => {
+      this.reconnecting = null;
+    });
+    return this.reconnecting;
+  }
+
+  private async connectLoop(firstDelayMs: number): Promise<void> {
+    let wait = firstDelayMs;
+    while (!this.stopping) {
+      if (wait > 0) await this.pause(wait);
+      if (this.stopping) return;
+      try {
+        await this.open();
+        return;
+      } catch (error) {
+        const failure = describeConnectFailure(error);
+        this.failed(failure.label, failure.message);
+        wait = Math.max(failure.retryAfterMs ?? 0, this.delay(this.failures));
+        this.log.warn(
+          { attempt: this.failures, retryInMs: wait, err: failure.message },
+          "could not open a Socket Mode connection to Slack: retrying",
+        );
+      }
+    }
+  }
+
+  private failed(label: string, message: string): void {
+    this.failures++;
+    this.lastError = message;
+    this.options.metrics?.slackSocketConnectFailures.inc({ error: label });
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wake = null;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+    });
+  }
+
+  /** Opens one connection and resolves at Slack's hello. */
+  private async open(): Promise<webApi.AppsConnectionsOpenResponse> {
+    const conn = this.connection();
+    const timeoutMs = this.options.helloTimeoutMs ?? 15_000;
+    let timer: NodeJS.Timeout | undefined;
+    const started = conn.client.start();
+    started.catch(() => {}); // a start given up on below still settles later
+    try {
+      const response = await Promise.race([
+        started.catch((error: unknown) => {
+          throw error ?? new SocketClosedBeforeHelloError();
+        }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new SocketHelloTimeoutError(timeoutMs)), timeoutMs);
+        }),
+      ]);
+      if (this.stopping) throw new Error("stopping");
+      conn.state = "open";
+      conn.wasOpen = true;
+      this.client = conn.client;
+      this.opened();
+      return response;
+    } catch (error) {
+      await this.close(conn);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private connection(): Connection {
+    const { clientOptions } = this.options;
+    const client = new SlackSocketClient({
+      appToken: this.options.appToken,
+      logger: this.options.sdkLogger,
+      // Reconnecting is done here (backoff, make-before-break); the client opens one connection and reports.
+      autoReconnectEnabled: false,
+      ...(this.options.pingTimeoutMs !== undefined ? { clientPingTimeout: this.options.pingTimeoutMs } : {}),
+      clientOptions: {
+        ...(clientOptions.slackApiUrl ? { slackApiUrl: clientOptions.slackApiUrl } : {}),
+        timeout: clientOptions.timeout,
+        // One call per attempt: the loop above retries, with its backoff, forever.
+        retryConfig: { retries: 0 },
+        rejectRateLimitedCalls: true,
+      },
+    });
+    const conn: Connection = {
+      id: ++this.nextId,
+      client,
+      inflight: new Set(),
+      state: "opening",
+      wasOpen: false,
+    };
+    client.on("slack_event", (args: SocketEventArgs) => this.dispatch(conn, args));
+    client.on("outgoing_message", (message: { envelope_id?: string }) => {
+      if (message.envelope_id) conn.inflight.delete(message.envelope_id);
+      if (conn.inflight.size === 0) conn.drained?.();
+    });
+    client.on(DISCONNECT_REQUESTED, (reason: string) => this.onDisconnectRequested(conn, reason));
+    client.on("disconnected", () => this.onClosed(conn));
+    // A start given up on (hello timeout, stop) may still connect later: close it then.
+    client.on("connected", () => {
+      if (conn.state === "closing" || conn.state === "closed") void client.disconnect();
+    });
+    this.connections.add(conn);
+    return conn;
+  }
+
+  private opened(): void {
+    const live = this.live().length;
+    this.options.metrics?.slackSocketConnections.set(live);
+    const downMs = this.downSince === null ? 0 : this.now() - this.downSince;
+    if (this.downSince !== null) {
+      this.log.info(
+        { connections: live, failedAttempts: this.failures, downMs },
+        "Socket Mode connected to Slack",
+      );
+    } else {
+      this.log.info(
+        { connections: live },
+        "Socket Mode connection opened (the previous one is being replaced)",
+      );
+    }
+    this.downSince = null;
+    this.failures = 0;
+    this.lastError = null;
+  }
+
+  private async dispatch(conn: Connection, args: SocketEventArgs): Promise<void> {
+    conn.inflight.add(args.envelope_id);
+    let acked = false;
+    const event: ReceiverEvent = {
+      body: args.body,
+      ack: async (response?: Record<string, unknown>) => {
+        if (acked) {
+          this.options.sdkLogger.warn("ack() has already been called; this call is ignored");
+          return;
+        }
+        acked = true;
+        await args.ack(response);
+      },
+      ...(args.retry_num !== undefined ? { retryNum: args.retry_num } : {}),
+      ...(args.retry_reason !== undefined ? { retryReason: args.retry_reason } : {}),
+      customProperties: {},
+    };
+    try {
+      if (!this.boltApp) throw new Error("the receiver was not given to a Bolt App");
+      await this.boltApp.processEvent(event);
+    } catch (error) {
+      const ackIt = await defaultProcessEventErrorHandler({
+        error: error as Error,
+        logger: this.options.sdkLogger,
+        event,
+      });
+      if (ackIt) await event.ack();
+    }
+  }
+
+  private onDisconnectRequested(conn: Connection, reason: string): void {
+    if (conn.state !== "open") return;
+    conn.state = "retiring";
+    this.options.metrics?.slackSocketReconnects.inc({ reason });
+    if (reason === "link_disabled") {
+      this.log.error(
+        { reason },
+        "Slack turned Socket Mode off for this app: turn it on again in the app's settings (Socket Mode), " +
+          "or run Order Desk with SLACK_MODE=http; retrying meanwhile",
+      );
+    } else {
+      this.log.info(
+        { reason },
+        "Slack asked to replace the Socket Mode connection: opening the next one first",
+      );
+    }
+    this.reconnect(0)
+      .then(() => this.retire(conn))
+      .catch((error: unknown) => this.log.error({ err: error }, "replacing a Socket Mode connection failed"));
+  }
+
+  /** Closes a replaced connection once the envelopes it carried are acked (or `drainMs` passed). */
+  private async retire(conn: Connection): Promise<void> {
+    if (conn.state !== "retiring") return;
+    if (conn.inflight.size > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.options.drainMs ?? 3_000);
+        conn.drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    await this.close(conn);
+  }
+
+  private async close(conn: Connection): Promise<void> {
+    if (conn.state === "closed") return;
+    conn.state = "closing";
+    const closed = conn.client.disconnect();
+    let timer: NodeJS.Timeout | undefined;
+    const late = await Promise.race([
+      closed.then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), 2_000);
+      }),
+    ]);
+    clearTimeout(timer);
+    // No answer to the close frame: a second disconnect() tears the socket down without waiting.
+    if (late) await conn.client.disconnect();
+    this.onClosed(conn);
+  }
+
+  private onClosed(conn: Connection): void {
+    if (conn.state === "closed") return;
+    const was = conn.state;
+    conn.state = "closed";
+    this.connections.delete(conn);
+    const live = this.live();
+    this.options.metrics?.slackSocketConnections.set(live.length);
+    if (live.length === 0 && this.downSince === null) this.downSince = this.now();
+    if (this.stopping || !conn.wasOpen) return;
+    if (was === "open") {
+      this.options.metrics?.slackSocketReconnects.inc({ reason: "connection_lost" });
+      this.log.warn({ connections: live.length }, "Socket Mode connection to Slack lost: reconnecting");
+    }
+    // Whatever ended, Order Desk wants one connection Slack has not asked to replace.
+    if (!live.some((c) => c.state === "open")) void this.reconnect(this.delay(1));
+  }
+}
