@@ -68,7 +68,7 @@ export interface CreateSlackAppOptions {
   /** Socket Mode: its metrics, and the reconnect backoff, hello deadline and drain time (defaults suit Slack). */
   socket?: Pick<
     SlackSocketReceiverOptions,
-    "metrics" | "reconnect" | "helloTimeoutMs" | "drainMs" | "pingTimeoutMs"
+    "metrics" | "reconnect" | "helloTimeoutMs" | "retireAfterMs" | "drainMs" | "pingTimeoutMs"
   >;
 }
 

@@ -91,11 +91,15 @@ export function describeConnectFailure(error: unknown): ConnectFailure {
     };
   }
   if (error instanceof webApi.WebAPIRequestError) {
-    const original = error.original as { name?: string; message?: string } | undefined;
+    const original = error.original as
+      | { name?: string; message?: string; cause?: { code?: string; message?: string } }
+      | undefined;
     const timeout = original?.name === "TimeoutError" || original?.name === "AbortError";
+    // fetch's own message ("fetch failed") says little; its cause names the network error.
+    const cause = original?.cause?.code ?? original?.cause?.message;
     return {
       label: timeout ? "timeout" : "unreachable",
-      message: `could not reach Slack for apps.connections.open: ${original?.message ?? error.message}`,
+      message: `could not reach Slack for apps.connections.open: ${original?.message ?? error.message}${cause ? ` (${cause})` : ""}`,
       permanent: false,
     };
   }

@@ -2,8 +2,10 @@
  * Socket Mode for Bolt (`App({ socketMode: true, receiver })`), with Bolt's own client (@slack/socket-mode,
  * see socket-client.ts), kept connected:
  * - make-before-break: on Slack's `disconnect` (`refresh_requested`, `warning`, …) the next connection is
- *   opened while the old one keeps delivering; the old one is closed once the next one said hello and the
- *   envelopes it carried are acked (at most `drainMs`, Slack's 3 s ack deadline);
+ *   opened while the old one keeps delivering. The old one is left for Slack to close (it does, seconds after
+ *   asking): closing it from here could drop an envelope Slack had already put on it, since a WebSocket that
+ *   sent its close frame ignores what arrives after. Only if Slack has not closed it `retireAfterMs` later is
+ *   it closed from here, once the envelopes it carried are acked;
  * - a connection that drops is replaced, with capped exponential backoff and jitter between failed attempts;
  * - `apps.connections.open` failing (5xx, timeouts, 429) is retried the same way for as long as it takes:
  *   the process never ends over it, and `status()` (→ `/readyz`) says not ready meanwhile.
@@ -51,7 +53,9 @@ export interface SlackSocketReceiverOptions {
   reconnect?: SocketReconnectOptions;
   /** From asking for a connection to Slack's hello (default 15 s). */
   helloTimeoutMs?: number;
-  /** How long a replaced connection may wait for its envelopes' acks before it is closed (default 3 s). */
+  /** How long a replaced connection is left for Slack to close before it is closed from here (default 15 s). */
+  retireAfterMs?: number;
+  /** How long a connection closed from here may wait for its envelopes' acks (default 3 s, Slack's deadline). */
   drainMs?: number;
   /** The client's pong deadline (the library's default, 5 s): how soon a silent connection is given up. */
   pingTimeoutMs?: number;
@@ -87,6 +91,8 @@ interface Connection {
   /** Said hello once: its end is a reason to reconnect (a failed attempt's is not). */
   wasOpen: boolean;
   drained?: () => void;
+  /** Called once, when it closed. */
+  closed?: () => void;
 }
 
 export class SlackSocketReceiver extends SocketModeReceiver {
@@ -103,8 +109,13 @@ export class SlackSocketReceiver extends SocketModeReceiver {
   private failures = 0;
   private lastError: string | null = null;
 
+  /** The clients' own lines, one level down: every failure they report is logged here with its context. */
+  private readonly clientLogger: SlackLogger;
+
   constructor(options: SlackSocketReceiverOptions) {
-    super({ appToken: options.appToken, logger: options.sdkLogger });
+    const clientLogger = quieter(options.sdkLogger);
+    super({ appToken: options.appToken, logger: clientLogger });
+    this.clientLogger = clientLogger;
     this.options = options;
     this.log = options.logger.child({ component: "slack-socket" });
     this.now = options.now ?? Date.now;
@@ -248,7 +259,7 @@ export class SlackSocketReceiver extends SocketModeReceiver {
     const { clientOptions } = this.options;
     const client = new SlackSocketClient({
       appToken: this.options.appToken,
-      logger: this.options.sdkLogger,
+      logger: this.clientLogger,
       // Reconnecting is done here (backoff, make-before-break); the client opens one connection and reports.
       autoReconnectEnabled: false,
       ...(this.options.pingTimeoutMs !== undefined ? { clientPingTimeout: this.options.pingTimeoutMs } : {}),
@@ -353,8 +364,16 @@ export class SlackSocketReceiver extends SocketModeReceiver {
       .catch((error: unknown) => this.log.error({ err: error }, "replacing a Socket Mode connection failed"));
   }
 
-  /** Closes a replaced connection once the envelopes it carried are acked (or `drainMs` passed). */
+  /** A replaced connection: Slack closes it; if it has not after `retireAfterMs`, it is closed from here. */
   private async retire(conn: Connection): Promise<void> {
+    if (conn.state !== "retiring") return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, this.options.retireAfterMs ?? 15_000);
+      conn.closed = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
     if (conn.state !== "retiring") return;
     if (conn.inflight.size > 0) {
       await new Promise<void>((resolve) => {
@@ -389,6 +408,7 @@ export class SlackSocketReceiver extends SocketModeReceiver {
     if (conn.state === "closed") return;
     const was = conn.state;
     conn.state = "closed";
+    conn.closed?.();
     this.connections.delete(conn);
     const live = this.live();
     this.options.metrics?.slackSocketConnections.set(live.length);
@@ -401,4 +421,20 @@ export class SlackSocketReceiver extends SocketModeReceiver {
     // Whatever ended, Order Desk wants one connection Slack has not asked to replace.
     if (!live.some((c) => c.state === "open")) void this.reconnect(this.delay(1));
   }
+}
+
+/**
+ * The SDK client's warnings and errors ("Failed to retrieve a new WSS URL", "WebSocket error") as debug lines:
+ * the receiver logs each of those events once, saying what it does about it.
+ */
+function quieter(logger: SlackLogger): SlackLogger {
+  return {
+    debug: (...msg) => logger.debug(...msg),
+    info: (...msg) => logger.debug(...msg),
+    warn: (...msg) => logger.debug(...msg),
+    error: (...msg) => logger.debug(...msg),
+    setLevel: (level) => logger.setLevel(level),
+    getLevel: () => logger.getLevel(),
+    setName: (name) => logger.setName(name),
+  };
 }

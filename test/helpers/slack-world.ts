@@ -17,6 +17,7 @@ import {
   type FakeSlack,
   type FakeUser,
   type FakeUsergroup,
+  type SocketModeOptions,
   startFakeSlack,
 } from "../../src/devtools/fake-slack/index.ts";
 import { createSlackRequests, type SlackRequests } from "../../src/devtools/slack-requests.ts";
@@ -73,6 +74,14 @@ export interface SlackWorldOptions {
   register?: CreateSlackAppOptions["register"];
   /** The notifier's Prometheus counters (default none). */
   metrics?: CreateSlackAppOptions["metrics"];
+  /** Socket Mode: the receiver's metrics, backoff, deadlines (createSlackApp's `socket`). */
+  socket?: CreateSlackAppOptions["socket"];
+  /** The fake's Socket Mode: ack deadline, retries, pings. */
+  fakeSocketMode?: Omit<SocketModeOptions, "appToken">;
+  /** Per Slack Web API call (default 5 s). */
+  slackTimeoutMs?: number;
+  /** The app's log (default silent). */
+  logger?: CreateSlackAppOptions["logger"];
   /** Wraps the place-order handler before it is registered (the workflow step's `withWorkflowSteps`). */
   wrapPlaceOrder?: (
     handler: PlaceOrderHandler,
@@ -83,6 +92,8 @@ export interface SlackWorldOptions {
 export interface SlackWorld {
   transport: Transport;
   fake: FakeSlack;
+  /** The app-level token the fake accepts (Socket Mode). */
+  appToken: string;
   store: Store;
   jobs: Jobs;
   slack: SlackApp;
@@ -109,7 +120,7 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     users: options.users,
     channels: options.channels,
     ...(options.usergroups && { usergroups: options.usergroups }),
-    socketMode: { appToken },
+    socketMode: { ...options.fakeSocketMode, appToken },
   });
   const jobs = createJobs({
     store,
@@ -123,7 +134,7 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
       : { mode: "socket", appToken }),
     botToken: options.botToken,
     slackApiUrl: fake.apiUrl,
-    timeoutMs: 5000,
+    timeoutMs: options.slackTimeoutMs ?? 5000,
     customer,
     store,
     jobs,
@@ -131,6 +142,8 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     homeDebounceMs: 50,
     ...(options.register && { register: options.register }),
     ...(options.metrics && { metrics: options.metrics }),
+    ...(options.socket && { socket: options.socket }),
+    ...(options.logger && { logger: options.logger }),
   });
   const supplier = new SupplierClient({
     baseUrl: options.supplierUrl,
@@ -192,6 +205,7 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
   return {
     transport,
     fake,
+    appToken,
     store,
     jobs,
     slack,

@@ -15,6 +15,7 @@ import { EXAMPLE_DELIVERY } from "../../src/devtools/example-form.ts";
 import { type FakeSecretsManager, startFakeSecretsManager } from "../../src/devtools/fake-secrets-manager.ts";
 import { type FakeSlack, SlackUser, startFakeSlack } from "../../src/devtools/fake-slack/index.ts";
 import { createSlackRequests } from "../../src/devtools/slack-requests.ts";
+import { createSocketModeRequests } from "../../src/devtools/socket-mode-requests.ts";
 import { generateTestKey } from "../../src/sandbox/keys.ts";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
 import { STATUS_LINE_BLOCK_ID } from "../../src/slack/blocks/updates/status-line.ts";
@@ -239,4 +240,132 @@ describe("order-desk start", () => {
     expect(bad.stderr()).toMatch(/Slack did not accept the bot token \(auth.test: invalid_auth\)/);
     expect(bad.stderr()).not.toContain(apiKey);
   }, 60_000);
+});
+
+describe("order-desk start in Socket Mode", () => {
+  let dir: string;
+  let sandbox: SandboxHandle;
+  let fake: FakeSlack;
+  let app: Running;
+  let url: string;
+  const appToken = `xapp-1-A0ORDERDSK-1-${Date.now().toString(16)}`;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "order-desk-start-socket-"));
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    const apiKey = generateTestKey();
+    sandbox = await startSandbox({
+      apiKeys: [apiKey],
+      webhookUrl: `${url}/webhooks/supplier`,
+      speed: 2000,
+      seed: "start-socket",
+    });
+    fake = await startFakeSlack({
+      botToken: BOT_TOKEN,
+      users: [{ id: AGENT, name: "alice", realName: "Alice Agent" }],
+      channels: [
+        { id: HELPDESK, name: "helpdesk" },
+        { id: "C0ITADMIN", name: "it-admin" },
+      ],
+      socketMode: { appToken },
+    });
+    // Slack is down when Order Desk starts, until the test lets it answer.
+    fake.failNext("apps.connections.open", { httpStatus: 503 }, 10_000);
+    app = startProcess({
+      ORDER_DESK_CONFIG: join(ROOT, "examples/order-desk.config.yml"),
+      ORDER_DESK_DATA_DIR: join(dir, "data"),
+      HTTP_HOST: "127.0.0.1",
+      HTTP_PORT: String(port),
+      SLACK_MODE: "socket",
+      SLACK_BOT_TOKEN: BOT_TOKEN,
+      SLACK_APP_TOKEN: appToken,
+      SLACK_API_URL: fake.apiUrl,
+      SUPPLIER_BASE_URL: sandbox.url,
+      SUPPLIER_API_KEY: apiKey,
+      WEBHOOK_SECRETS: sandbox.webhookSecrets.join(","),
+      LOG_LEVEL: "info",
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    if (app && app.child.exitCode === null) app.child.kill("SIGKILL");
+    await sandbox?.close();
+    await fake?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const readyz = async () => {
+    const res = await fetch(`${url}/readyz`);
+    return {
+      status: res.status,
+      body: (await res.json()) as { checks: Record<string, { ok: boolean; error?: string }> },
+    };
+  };
+
+  it("runs while Slack refuses connections, reports not ready with the reason, and is ready once connected", async () => {
+    const down = await waitFor(
+      "/readyz to name Slack as the problem",
+      async () => {
+        const r = await readyz();
+        return r.status === 503 && r.body.checks.slack?.ok === false ? r : undefined;
+      },
+      60_000,
+    );
+    expect(down.body.checks.slack?.error).toMatch(
+      /^no Socket Mode connection to Slack .*apps\.connections\.open/,
+    );
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(app.child.exitCode).toBeNull();
+
+    fake.clearFaults();
+    await waitFor("/readyz 200", async () => ((await readyz()).status === 200 ? true : undefined), 60_000);
+    expect(fake.socketMode.openConnections()).toHaveLength(1);
+  }, 90_000);
+
+  it("takes an order over the socket, and after the connection drops takes the next one", async () => {
+    const requests = createSocketModeRequests({
+      socketMode: fake.socketMode,
+      teamId: fake.teamId,
+      appId: fake.appId,
+    });
+    const alice = new SlackUser({ fake, requests, userId: AGENT, timeoutMs: 10_000 });
+    const order = async (ticket: string) => {
+      const { triggerId } = await alice.runCommand({ channel: HELPDESK, command: "/order", text: ticket });
+      const view = await alice.openedModal(triggerId);
+      const submitted = await alice.submit(view.id, { profile: "Acme EU", ...EXAMPLE_DELIVERY, ticket });
+      expect(submitted.outcome.outcome).toBe("closed");
+    };
+    await order("SOCK-1");
+    fake.socketMode.drop();
+    await waitFor("a new connection", async () =>
+      fake.socketMode.connections().length === 2 && fake.socketMode.openConnections().length === 1
+        ? true
+        : undefined,
+    );
+    await order("SOCK-2");
+    await waitFor("both orders at the supplier", async () =>
+      (await sandbox.orders()).filter((o) => /^SOCK-[12]$/.test(o.customerReference ?? "")).length === 2
+        ? true
+        : undefined,
+    );
+    const metrics = parsePrometheusText(await (await fetch(`${url}/metrics`)).text());
+    expect(sampleValue(metrics, "order_desk_slack_socket_connections", {})).toBe(1);
+    expect(
+      sampleValue(metrics, "order_desk_slack_socket_reconnects_total", { reason: "connection_lost" }),
+    ).toBe(1);
+    expect(
+      sampleValue(metrics, "order_desk_slack_socket_connect_failures_total", { error: "http_503" }),
+    ).toBeGreaterThan(0);
+  }, 60_000);
+
+  it("stops on SIGTERM with exit 0, closing its connection, the app-level token in no log line", async () => {
+    app.child.kill("SIGTERM");
+    expect(await app.exited).toBe(0);
+    expect(fake.socketMode.connections().every((c) => c.closedAt !== undefined)).toBe(true);
+    const everything = app.stdout() + app.stderr();
+    expect(everything).toMatch(/"msg":"Socket Mode connection to Slack lost: reconnecting"/);
+    expect(everything).not.toContain(appToken);
+    expect(everything).not.toContain(BOT_TOKEN);
+  }, 30_000);
 });

@@ -61,6 +61,8 @@ export class SocketConnection {
   ) {
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("error", () => socket.destroy());
+    // The HTTP server keeps sockets half-open: the app's end of the TCP connection ends ours too.
+    socket.on("end", () => socket.end());
     socket.on("close", () => this.finish(this.ended ?? "dropped"));
     if (pingIntervalMs > 0) {
       this.pinger = setInterval(() => {
