@@ -1,9 +1,10 @@
 /**
  * `npm run demo`: Order Desk's main job, offline. Starts the supplier sandbox (fast timeline), the fake Slack
  * Web API, a fake Secrets Manager holding the supplier key, and Order Desk itself on an embedded store in a
- * temporary directory, all on loopback. Then it does what users do, through the same signed HTTP requests
- * Slack sends: an agent's `/order` with a modal submission (first with mistakes), a message-shortcut order
- * on a ticket message, and a Workflow Builder step for a new hire. It waits until the supplier has delivered
+ * temporary directory, all on loopback. Then it does what users do, through what Slack sends: signed HTTP
+ * requests, or with `--socket` envelopes over a Socket Mode WebSocket (Order Desk's default in production):
+ * an agent's `/order` with a modal submission (first with mistakes), a message-shortcut order on a ticket
+ * message, and a Workflow Builder step for a new hire. It waits until the supplier has delivered
  * every order and its thread shows every update, prints the threads, and exits 0 (non-zero naming the step
  * that failed).
  */
@@ -18,6 +19,7 @@ import { loadConfig } from "../config.ts";
 import { startFakeSecretsManager } from "../devtools/fake-secrets-manager.ts";
 import { type FakeSlack, runWorkflowStep, SlackUser, startFakeSlack } from "../devtools/fake-slack/index.ts";
 import { createSlackRequests } from "../devtools/slack-requests.ts";
+import { createSocketModeRequests } from "../devtools/socket-mode-requests.ts";
 import { createLogger } from "../log.ts";
 import { type OrderDesk, startOrderDesk } from "../main.ts";
 import { generateTestKey } from "../sandbox/keys.ts";
@@ -30,9 +32,10 @@ export interface DemoIo {
   stderr: { write(chunk: string): unknown };
 }
 
-const USAGE = `Usage: order-desk demo [--speed N] [--timeout-ms N] [--keep]
+const USAGE = `Usage: order-desk demo [--socket] [--speed N] [--timeout-ms N] [--keep]
 
 Runs the whole flow offline and prints each Slack thread.
+  --socket       Slack reaches Order Desk over Socket Mode (a WebSocket Order Desk opens), not HTTP requests
   --speed        how much faster than real time the supplier fulfils orders (default 300)
   --timeout-ms   give up when the orders are not delivered by then (default 90000)
   --keep         keep the temporary directory (database and the JSON log) and print its path
@@ -45,6 +48,7 @@ const HELPDESK = "C0HELPDESK";
 const ONBOARDING = "C0ONBOARD";
 const ADMIN = "C0ITADMIN";
 const BOT_TOKEN = "xoxb-demo";
+const APP_TOKEN = "xapp-1-A0ORDERDSK-1-demo";
 const SIGNING_SECRET = "demo-signing-secret-not-for-production";
 const SECRET_ID = "order-desk/supplier-api-key";
 const CONFIG_FILE = fileURLToPath(new URL("../../examples/order-desk.config.yml", import.meta.url));
@@ -81,7 +85,7 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
 }
 
 export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
-  let args: { speed: number; timeoutMs: number; keep: boolean };
+  let args: { speed: number; timeoutMs: number; keep: boolean; socket: boolean };
   try {
     const { values } = parseArgs({
       args: argv,
@@ -89,6 +93,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
         speed: { type: "string", default: "300" },
         "timeout-ms": { type: "string", default: "90000" },
         keep: { type: "boolean", default: false },
+        socket: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -96,7 +101,12 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
       io.stdout.write(USAGE);
       return 0;
     }
-    args = { speed: Number(values.speed), timeoutMs: Number(values["timeout-ms"]), keep: values.keep };
+    args = {
+      speed: Number(values.speed),
+      timeoutMs: Number(values["timeout-ms"]),
+      keep: values.keep,
+      socket: values.socket,
+    };
     if (!(args.speed > 0) || !(args.timeoutMs > 0))
       throw new Error("--speed and --timeout-ms take numbers > 0");
   } catch (error) {
@@ -156,43 +166,60 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
           { id: ADMIN, name: "it-admin" },
         ],
         usergroups: [{ id: "S0HELPDESK", handle: "helpdesk", users: [MANAGER] }],
+        socketMode: { appToken: APP_TOKEN },
       }),
     );
     closers.push(() => fake.close());
 
-    const desk: OrderDesk = await step("start Order Desk (embedded store, Slack over HTTP)", async () => {
-      const config = loadConfig({
-        ORDER_DESK_ENV: "development",
-        ORDER_DESK_CONFIG: CONFIG_FILE,
-        ORDER_DESK_DATA_DIR: join(dir, "data"),
-        HTTP_HOST: "127.0.0.1",
-        HTTP_PORT: String(port),
-        SLACK_MODE: "http",
-        SLACK_BOT_TOKEN: BOT_TOKEN,
-        SLACK_SIGNING_SECRET: SIGNING_SECRET,
-        SLACK_API_URL: fake.apiUrl,
-        SUPPLIER_BASE_URL: sandbox.url,
-        SUPPLIER_ENVIRONMENT: "test",
-        SUPPLIER_API_KEY_SECRET_ID: SECRET_ID,
-        AWS_REGION: secrets.region,
-        AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
-        WEBHOOK_SECRETS: sandbox.webhookSecrets.join(","),
-        WEBHOOK_SETTLE_MS: "300",
-      });
-      return startOrderDesk(config, {
-        logger,
-        defaultMetrics: false,
-        secretsCredentials: { accessKeyId: "demo", secretAccessKey: "demo" },
-      });
-    });
+    const transport = args.socket ? "Socket Mode" : "HTTP";
+    const desk: OrderDesk = await step(
+      `start Order Desk (embedded store, Slack over ${transport})`,
+      async () => {
+        const config = loadConfig({
+          ORDER_DESK_ENV: "development",
+          ORDER_DESK_CONFIG: CONFIG_FILE,
+          ORDER_DESK_DATA_DIR: join(dir, "data"),
+          HTTP_HOST: "127.0.0.1",
+          HTTP_PORT: String(port),
+          ...(args.socket
+            ? { SLACK_MODE: "socket", SLACK_APP_TOKEN: APP_TOKEN }
+            : { SLACK_MODE: "http", SLACK_SIGNING_SECRET: SIGNING_SECRET }),
+          SLACK_BOT_TOKEN: BOT_TOKEN,
+          SLACK_API_URL: fake.apiUrl,
+          SUPPLIER_BASE_URL: sandbox.url,
+          SUPPLIER_ENVIRONMENT: "test",
+          SUPPLIER_API_KEY_SECRET_ID: SECRET_ID,
+          AWS_REGION: secrets.region,
+          AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+          WEBHOOK_SECRETS: sandbox.webhookSecrets.join(","),
+          WEBHOOK_SETTLE_MS: "300",
+        });
+        return startOrderDesk(config, {
+          logger,
+          defaultMetrics: false,
+          secretsCredentials: { accessKeyId: "demo", secretAccessKey: "demo" },
+        });
+      },
+    );
     closers.push(() => desk.stop());
+    if (args.socket) {
+      // Order Desk starts even when Slack does not answer at once, and connects in the background.
+      await step("Order Desk opens its Socket Mode connection to Slack", () =>
+        fake.waitFor(() => desk.slack.socketStatus()?.connected, {
+          what: "Order Desk's Socket Mode connection",
+          timeoutMs: args.timeoutMs,
+        }),
+      );
+    }
 
-    const requests = createSlackRequests({
-      url: `${desk.url}/slack/events`,
-      signingSecret: SIGNING_SECRET,
-      teamId: fake.teamId,
-      appId: fake.appId,
-    });
+    const requests = args.socket
+      ? createSocketModeRequests({ socketMode: fake.socketMode, teamId: fake.teamId, appId: fake.appId })
+      : createSlackRequests({
+          url: `${desk.url}/slack/events`,
+          signingSecret: SIGNING_SECRET,
+          teamId: fake.teamId,
+          appId: fake.appId,
+        });
     const alice = new SlackUser({ fake, requests, userId: AGENT, timeoutMs: 10_000 });
     const form = {
       first_name: "Priya",

@@ -17,20 +17,28 @@ function runDemo(args: string[]): Promise<{ code: number | null; stdout: string;
 }
 
 describe("npm run demo", () => {
-  it("places three orders through Slack's request paths and prints every thread until delivery", async () => {
-    const run = await runDemo(["--speed", "600", "--timeout-ms", "120000"]);
-    expect(run.code, `${run.stderr}\n${run.stdout}`).toBe(0);
-    expect(run.stdout).toMatch(/inline errors on: .*country/);
-    expect(run.stdout).toContain("the supplier holds 3 orders, each placed once");
-    // The README promises a newcomer's demo in under a minute.
-    const seconds = Number(/Done in ([\d.]+) s\./.exec(run.stdout)?.[1]);
-    expect(seconds).toBeLessThan(60);
-    expect(run.stdout).toMatch(/"external_document_number":"ONB-7-1"/);
-    // The two top-level order messages end delivered (the shortcut's order lives in the ticket's thread).
-    expect(run.stdout.match(/status: 🎉 \*Delivered\*/g)).toHaveLength(2);
-    expect(run.stdout).toContain("Order for *HD-1042*");
-    expect(run.stdout).toContain("Order for *HD-1043*");
-  }, 180_000);
+  it.each([
+    ["HTTP", []],
+    ["Socket Mode", ["--socket"]],
+  ])(
+    "places three orders through Slack over %s and prints every thread until delivery",
+    async (transport, flags) => {
+      const run = await runDemo([...flags, "--speed", "600", "--timeout-ms", "120000"]);
+      expect(run.code, `${run.stderr}\n${run.stdout}`).toBe(0);
+      expect(run.stdout).toContain(`start Order Desk (embedded store, Slack over ${transport})`);
+      expect(run.stdout).toMatch(/inline errors on: .*country/);
+      expect(run.stdout).toContain("the supplier holds 3 orders, each placed once");
+      // The README promises a newcomer's demo in under a minute.
+      const seconds = Number(/Done in ([\d.]+) s\./.exec(run.stdout)?.[1]);
+      expect(seconds).toBeLessThan(60);
+      expect(run.stdout).toMatch(/"external_document_number":"ONB-7-1"/);
+      // The two top-level order messages end delivered (the shortcut's order lives in the ticket's thread).
+      expect(run.stdout.match(/status: 🎉 \*Delivered\*/g)).toHaveLength(2);
+      expect(run.stdout).toContain("Order for *HD-1042*");
+      expect(run.stdout).toContain("Order for *HD-1043*");
+    },
+    180_000,
+  );
 
   it("says what is wrong with its options and exits 2", async () => {
     const run = await runDemo(["--speed", "fast"]);
