@@ -90,6 +90,11 @@ interface Connection {
   state: "opening" | "open" | "retiring" | "closing" | "closed";
   /** Said hello once: its end is a reason to reconnect (a failed attempt's is not). */
   wasOpen: boolean;
+  /**
+   * Slack's `disconnect`, read before the hello was acted on (both can arrive in one read when the event loop
+   * was busy): honoured as soon as the connection counts as open.
+   */
+  disconnectReason?: string;
   drained?: () => void;
   /** Called once, when it closed. */
   closed?: () => void;
@@ -185,6 +190,19 @@ export class SlackSocketReceiver extends SocketModeReceiver {
     return this.reconnecting;
   }
 
+  /** Until a connection Slack has not asked to replace is open (or stopping). */
+  private async replace(): Promise<void> {
+    while (!this.stopping) {
+      // A loop already running may be the one that opened the connection being replaced: let it end, then look.
+      if (this.reconnecting) {
+        await this.reconnecting;
+        continue;
+      }
+      if (this.live().some((c) => c.state === "open")) return;
+      await this.reconnect(0);
+    }
+  }
+
   private async connectLoop(firstDelayMs: number): Promise<void> {
     let wait = firstDelayMs;
     while (!this.stopping) {
@@ -246,6 +264,7 @@ export class SlackSocketReceiver extends SocketModeReceiver {
       conn.wasOpen = true;
       this.client = conn.client;
       this.opened();
+      if (conn.disconnectReason !== undefined) this.onDisconnectRequested(conn, conn.disconnectReason);
       return response;
     } catch (error) {
       await this.close(conn);
@@ -344,6 +363,7 @@ export class SlackSocketReceiver extends SocketModeReceiver {
   }
 
   private onDisconnectRequested(conn: Connection, reason: string): void {
+    if (conn.state === "opening") conn.disconnectReason = reason;
     if (conn.state !== "open") return;
     conn.state = "retiring";
     this.options.metrics?.slackSocketReconnects.inc({ reason });
@@ -359,7 +379,7 @@ export class SlackSocketReceiver extends SocketModeReceiver {
         "Slack asked to replace the Socket Mode connection: opening the next one first",
       );
     }
-    this.reconnect(0)
+    this.replace()
       .then(() => this.retire(conn))
       .catch((error: unknown) => this.log.error({ err: error }, "replacing a Socket Mode connection failed"));
   }

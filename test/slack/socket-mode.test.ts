@@ -193,6 +193,24 @@ describe.each([
   });
 });
 
+describe("a disconnect that arrives with the hello", () => {
+  it("is honoured once the connection counts as open: the next connection is opened before this one goes", async () => {
+    const before = w.fake.socketMode.connections().length;
+    w.fake.socketMode.drop();
+    // Told to go in the same tick as its hello, so the app reads both at once.
+    const fresh = await w.fake.waitFor(() => w.fake.socketMode.connections()[before], {
+      what: "a new connection",
+    });
+    w.fake.socketMode.disconnect("refresh_requested", fresh.id);
+    const replacement = await w.fake.waitFor(() => w.fake.socketMode.connections()[before + 1], {
+      what: "the replacement",
+    });
+    await w.fake.waitFor(() => fresh.closedAt !== undefined, { what: "the told connection to close" });
+    expect(replacement.openedAt).toBeLessThanOrEqual(fresh.closedAt ?? 0);
+    expect(w.fake.socketMode.openConnections().map((c) => c.id)).toEqual([replacement.id]);
+  });
+});
+
 describe("apps.connections.open failing again and again", () => {
   it("keeps retrying without ending the process, reports not connected meanwhile, and reconnects when Slack is back", async () => {
     const failuresBefore = await connectFailures();

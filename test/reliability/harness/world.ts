@@ -13,7 +13,11 @@ import {
   type FakeSecretsManager,
   startFakeSecretsManager,
 } from "../../../src/devtools/fake-secrets-manager.ts";
-import { type FakeSlack, startFakeSlack } from "../../../src/devtools/fake-slack/index.ts";
+import {
+  type FakeSlack,
+  type SocketModeOptions,
+  startFakeSlack,
+} from "../../../src/devtools/fake-slack/index.ts";
 import { failureBody } from "../../../src/sandbox/envelope.ts";
 import { generateTestKey } from "../../../src/sandbox/keys.ts";
 import { type SandboxHandle, type SandboxOptions, startSandbox } from "../../../src/sandbox/sandbox.ts";
@@ -147,6 +151,10 @@ async function startGateway(target: string): Promise<SupplierGateway> {
 }
 
 export interface WorldOptions {
+  /** How Slack reaches Order Desk (default HTTP). */
+  slackMode?: "http" | "socket";
+  /** The fake's Socket Mode: how long Slack keeps a connection it asked to replace, its pings. */
+  socketMode?: Omit<SocketModeOptions, "appToken">;
   /** Sandbox time compression (the fulfilment of a one-parcel order takes ~38 min / speed). */
   speed: number;
   seed: string;
@@ -156,6 +164,7 @@ export interface WorldOptions {
 }
 
 export interface World {
+  readonly slackMode: "http" | "socket";
   readonly port: number;
   readonly appUrl: string;
   readonly sandbox: SandboxHandle;
@@ -166,6 +175,8 @@ export interface World {
   readonly keys: string[];
   readonly botToken: string;
   readonly signingSecret: string;
+  /** The app-level token (xapp-…) the fake accepts for Socket Mode. */
+  readonly appToken: string;
   readonly webhookSecrets: string[];
   /** The environment of `order-desk start` against this world (add the store variables). */
   env(extra?: Record<string, string>): Record<string, string>;
@@ -181,6 +192,8 @@ export async function startWorld(options: WorldOptions): Promise<World> {
   const webhookSecrets = [generateWebhookSecret()];
   const botToken = `xoxb-${randomBytes(12).toString("hex")}`;
   const signingSecret = randomBytes(16).toString("hex");
+  const appToken = `xapp-1-A0ORDERDSK-1-${randomBytes(12).toString("hex")}`;
+  const slackMode = options.slackMode ?? "http";
   const sandbox = await startSandbox({
     apiKeys: keys,
     webhookUrl: `${appUrl}/webhooks/supplier`,
@@ -208,9 +221,11 @@ export async function startWorld(options: WorldOptions): Promise<World> {
     usergroups: [{ id: BUYER_GROUP, handle: "buyers", users: [] }],
     // Order Desk's own pacing keeps it under Slack's limit; the fake enforces it to prove that.
     channelPace: { perSecond: 1, burst: 4 },
+    socketMode: { ...options.socketMode, appToken },
   });
   let closed = false;
   return {
+    slackMode,
     port,
     appUrl,
     sandbox,
@@ -220,6 +235,7 @@ export async function startWorld(options: WorldOptions): Promise<World> {
     keys,
     botToken,
     signingSecret,
+    appToken,
     webhookSecrets,
     env: (extra = {}) => ({
       ORDER_DESK_ENV: "test",
@@ -227,9 +243,10 @@ export async function startWorld(options: WorldOptions): Promise<World> {
       HTTP_HOST: "127.0.0.1",
       HTTP_PORT: String(port),
       LOG_LEVEL: "info",
-      SLACK_MODE: "http",
+      ...(slackMode === "socket"
+        ? { SLACK_MODE: "socket", SLACK_APP_TOKEN: appToken }
+        : { SLACK_MODE: "http", SLACK_SIGNING_SECRET: signingSecret }),
       SLACK_BOT_TOKEN: botToken,
-      SLACK_SIGNING_SECRET: signingSecret,
       SLACK_API_URL: fake.apiUrl,
       SLACK_TIMEOUT_MS: "2000",
       SUPPLIER_BASE_URL: gateway.url,
@@ -249,6 +266,7 @@ export async function startWorld(options: WorldOptions): Promise<World> {
       ...keys,
       botToken,
       signingSecret,
+      appToken,
       ...webhookSecrets,
       ...[...fake.workspace.executions.values()].map((e) => e.token),
     ],
