@@ -7,6 +7,7 @@
  * The library's own handling closes the socket at once and opens the next one only after its reconnect delay
  * (5 s): a `/order` sent in that window, after a `refresh_requested` Slack sends routinely, reaches nobody.
  */
+import type { Logger as SlackLogger } from "@slack/bolt";
 import { SocketModeClient } from "@slack/socket-mode";
 
 export const DISCONNECT_REQUESTED = "disconnect_requested";
@@ -34,4 +35,20 @@ export class SlackSocketClient extends SocketModeClient {
     }
     await super.onWebSocketMessage(data, isBinary);
   }
+}
+
+/**
+ * The client's own warnings and errors ("Failed to retrieve a new WSS URL", "WebSocket error") as debug lines:
+ * the receiver (socket-receiver.ts) logs each of those events once, saying what it does about it.
+ */
+export function quieter(logger: SlackLogger): SlackLogger {
+  return {
+    debug: (...msg) => logger.debug(...msg),
+    info: (...msg) => logger.debug(...msg),
+    warn: (...msg) => logger.debug(...msg),
+    error: (...msg) => logger.debug(...msg),
+    setLevel: (level) => logger.setLevel(level),
+    getLevel: () => logger.getLevel(),
+    setName: (name) => logger.setName(name),
+  };
 }

@@ -15,17 +15,11 @@
  * client is replaced by the connections kept here. Envelopes reach `app.processEvent` as Bolt's receiver hands
  * them: ack once, retry number and reason, Bolt's default error handler.
  */
-import {
-  type App,
-  defaultProcessEventErrorHandler,
-  type ReceiverEvent,
-  type Logger as SlackLogger,
-  SocketModeReceiver,
-  type webApi,
-} from "@slack/bolt";
+import { type App, type Logger as SlackLogger, SocketModeReceiver, type webApi } from "@slack/bolt";
 import type { Logger } from "pino";
 import type { Metrics } from "../metrics.ts";
-import { DISCONNECT_REQUESTED, SlackSocketClient } from "./socket-client.ts";
+import { DISCONNECT_REQUESTED, quieter, SlackSocketClient } from "./socket-client.ts";
+import { handToBolt, type SocketEnvelope } from "./socket-dispatch.ts";
 import {
   describeConnectFailure,
   SlackAppTokenRefusedError,
@@ -72,14 +66,6 @@ export interface SocketStatus {
   failures: number;
   /** The last attempt's failure, in words. */
   lastError: string | null;
-}
-
-interface SocketEventArgs {
-  ack(response?: Record<string, unknown>): Promise<void>;
-  envelope_id: string;
-  body: Record<string, unknown>;
-  retry_num?: number;
-  retry_reason?: string;
 }
 
 interface Connection {
@@ -297,7 +283,12 @@ export class SlackSocketReceiver extends SocketModeReceiver {
       state: "opening",
       wasOpen: false,
     };
-    client.on("slack_event", (args: SocketEventArgs) => this.dispatch(conn, args));
+    client.on("slack_event", (args: SocketEnvelope) => {
+      // An ack that cannot be sent any more (its connection closed) must not end the process.
+      this.dispatch(conn, args).catch((error: unknown) =>
+        this.log.error({ err: error }, "a Socket Mode envelope could not be handled or acked"),
+      );
+    });
     client.on("outgoing_message", (message: { envelope_id?: string }) => {
       if (message.envelope_id) conn.inflight.delete(message.envelope_id);
       if (conn.inflight.size === 0) conn.drained?.();
@@ -332,34 +323,10 @@ export class SlackSocketReceiver extends SocketModeReceiver {
     this.lastError = null;
   }
 
-  private async dispatch(conn: Connection, args: SocketEventArgs): Promise<void> {
+  private async dispatch(conn: Connection, args: SocketEnvelope): Promise<void> {
     conn.inflight.add(args.envelope_id);
-    let acked = false;
-    const event: ReceiverEvent = {
-      body: args.body,
-      ack: async (response?: Record<string, unknown>) => {
-        if (acked) {
-          this.options.sdkLogger.warn("ack() has already been called; this call is ignored");
-          return;
-        }
-        acked = true;
-        await args.ack(response);
-      },
-      ...(args.retry_num !== undefined ? { retryNum: args.retry_num } : {}),
-      ...(args.retry_reason !== undefined ? { retryReason: args.retry_reason } : {}),
-      customProperties: {},
-    };
-    try {
-      if (!this.boltApp) throw new Error("the receiver was not given to a Bolt App");
-      await this.boltApp.processEvent(event);
-    } catch (error) {
-      const ackIt = await defaultProcessEventErrorHandler({
-        error: error as Error,
-        logger: this.options.sdkLogger,
-        event,
-      });
-      if (ackIt) await event.ack();
-    }
+    if (!this.boltApp) throw new Error("the receiver was not given to a Bolt App");
+    await handToBolt(this.boltApp, args, this.options.sdkLogger);
   }
 
   private onDisconnectRequested(conn: Connection, reason: string): void {
@@ -429,6 +396,7 @@ export class SlackSocketReceiver extends SocketModeReceiver {
     const was = conn.state;
     conn.state = "closed";
     conn.closed?.();
+    conn.drained?.();
     this.connections.delete(conn);
     const live = this.live();
     this.options.metrics?.slackSocketConnections.set(live.length);
@@ -441,20 +409,4 @@ export class SlackSocketReceiver extends SocketModeReceiver {
     // Whatever ended, Order Desk wants one connection Slack has not asked to replace.
     if (!live.some((c) => c.state === "open")) void this.reconnect(this.delay(1));
   }
-}
-
-/**
- * The SDK client's warnings and errors ("Failed to retrieve a new WSS URL", "WebSocket error") as debug lines:
- * the receiver logs each of those events once, saying what it does about it.
- */
-function quieter(logger: SlackLogger): SlackLogger {
-  return {
-    debug: (...msg) => logger.debug(...msg),
-    info: (...msg) => logger.debug(...msg),
-    warn: (...msg) => logger.debug(...msg),
-    error: (...msg) => logger.debug(...msg),
-    setLevel: (level) => logger.setLevel(level),
-    getLevel: () => logger.getLevel(),
-    setName: (name) => logger.setName(name),
-  };
 }
