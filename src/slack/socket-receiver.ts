@@ -198,6 +198,7 @@ export class SlackSocketReceiver extends SocketModeReceiver {
         await this.open();
         return;
       } catch (error) {
+        if (this.stopping) return;
         const failure = describeConnectFailure(error);
         this.failed(failure.label, failure.message);
         wait = Math.max(failure.retryAfterMs ?? 0, this.delay(this.failures));
