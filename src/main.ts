@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import { type Customer, createCustomer } from "./config/catalog.ts";
 import { loadCustomerConfig } from "./config/customer.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
-import { createReadiness, healthRoutes, storeCheck } from "./http/health.ts";
+import { createReadiness, healthRoutes, socketCheck, storeCheck } from "./http/health.ts";
 import { metricsRoute } from "./http/metrics.ts";
 import { type HttpServer, startHttpServer } from "./http/server.ts";
 import { createJobs, type Jobs, QUEUES } from "./jobs/index.ts";
@@ -156,6 +156,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       store,
       jobs,
       metrics,
+      socket: { metrics },
       logger,
       pacer,
       ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
@@ -259,6 +260,8 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
         queue: async () => {
           await jobs.stats();
         },
+        // Socket Mode: Slack's requests reach this process only while a connection is open.
+        ...(config.slack.mode === "socket" ? { slack: socketCheck(slack) } : {}),
       },
       accepting: () => accepting,
       logger,

@@ -16,6 +16,9 @@ export interface Metrics {
   webhookRejected: Counter<"reason">;
   slackPosts: Counter<"method">;
   slackRateLimited: Counter<"method">;
+  slackSocketConnections: Gauge;
+  slackSocketReconnects: Counter<"reason">;
+  slackSocketConnectFailures: Counter<"error">;
   queueDepth: Gauge<"queue">;
   oldestJobAgeSeconds: Gauge<"queue">;
 }
@@ -83,6 +86,23 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: "order_desk_slack_rate_limited_total",
       help: "Slack Web API calls answered 429, by method.",
       labelNames: ["method"],
+      registers,
+    }),
+    slackSocketConnections: new Gauge({
+      name: "order_desk_slack_socket_connections",
+      help: "Socket Mode connections to Slack that are open (0: Slack's requests cannot reach Order Desk).",
+      registers,
+    }),
+    slackSocketReconnects: new Counter({
+      name: "order_desk_slack_socket_reconnects_total",
+      help: "Socket Mode connections replaced, by reason (Slack's disconnect reason, or connection_lost).",
+      labelNames: ["reason"],
+      registers,
+    }),
+    slackSocketConnectFailures: new Counter({
+      name: "order_desk_slack_socket_connect_failures_total",
+      help: "Attempts to open a Socket Mode connection that failed, by error (http_503, timeout, invalid_auth…).",
+      labelNames: ["error"],
       registers,
     }),
     queueDepth: new Gauge({

@@ -57,6 +57,8 @@ export interface WorldOptions {
   slack?: Omit<FakeSlackOptions, "botToken">;
   botToken?: string;
   signingSecret?: string;
+  /** How Order Desk talks to Slack in this world: `http` (signed requests to `/slack/events`, the default) or `socket`. */
+  slackMode?: "http" | "socket";
   /** The customer file (default: examples/order-desk.config.yml). */
   customerConfig?: string;
   /** Variables for every Order Desk started in this world; they win over the world's own. */
@@ -83,6 +85,9 @@ export interface World {
   readonly keys: string[];
   readonly botToken: string;
   readonly signingSecret: string;
+  readonly slackMode: "http" | "socket";
+  /** The app-level token (xapp-…) the fake accepts for Socket Mode. */
+  readonly appToken: string;
   readonly webhookSecrets: string[];
   /** Signed Slack requests to Order Desk's `/slack/events`. */
   readonly requests: SlackRequests;
@@ -109,6 +114,8 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const keys = Array.from({ length: 1 + (options.extraKeys ?? 0) }, () => generateTestKey());
   const botToken = options.botToken ?? `xoxb-${randomBytes(12).toString("hex")}`;
   const signingSecret = options.signingSecret ?? randomBytes(16).toString("hex");
+  const appToken = `xapp-1-A0ORDERDSK-1-${randomBytes(12).toString("hex")}`;
+  const slackMode = options.slackMode ?? "http";
   const closers: Array<() => Promise<unknown>> = [];
   const desks: OrderDesk[] = [];
   let closed = false;
@@ -148,7 +155,11 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
             expiresAt: new Date(Date.now() + options.keyExpiresInDays * 86_400_000).toISOString(),
           }),
     );
-    const fake = await startFakeSlack({ ...options.slack, botToken });
+    const fake = await startFakeSlack({
+      ...options.slack,
+      botToken,
+      socketMode: { ...options.slack?.socketMode, appToken },
+    });
     closers.push(() => fake.close());
     const requests = createSlackRequests({
       url: `${appUrl}${SLACK_EVENTS_PATH}`,
@@ -167,9 +178,10 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
         HTTP_PORT: String(port),
         // Several worlds at once (tests, the reliability suite): each its own free port for the operations listener.
         OPS_HTTP_PORT: "0",
-        SLACK_MODE: "http",
+        ...(slackMode === "socket"
+          ? { SLACK_MODE: "socket", SLACK_APP_TOKEN: appToken }
+          : { SLACK_MODE: "http", SLACK_SIGNING_SECRET: signingSecret }),
         SLACK_BOT_TOKEN: botToken,
-        SLACK_SIGNING_SECRET: signingSecret,
         SLACK_API_URL: fake.apiUrl,
         SUPPLIER_BASE_URL: supplierUrl,
         SUPPLIER_ENVIRONMENT: "test",
@@ -193,6 +205,8 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       keys,
       botToken,
       signingSecret,
+      slackMode,
+      appToken,
       webhookSecrets,
       requests,
       env,
@@ -219,6 +233,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
         ...keys,
         botToken,
         signingSecret,
+        appToken,
         ...webhookSecrets,
         ...[...fake.workspace.executions.values()].map((e) => e.token),
       ],

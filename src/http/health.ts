@@ -143,3 +143,18 @@ export function storeCheck(store: { query(text: string): Promise<unknown> }): Re
     await store.query("SELECT 1");
   };
 }
+
+/** A `/readyz` check for Socket Mode: fails, saying for how long and why, while no connection to Slack is open. */
+export function socketCheck(slack: {
+  socketStatus(): { connected: boolean; downSince: number | null; lastError: string | null } | null;
+}): ReadinessCheck {
+  return async () => {
+    const status = slack.socketStatus();
+    if (!status || status.connected) return;
+    const down =
+      status.downSince === null ? "" : ` for ${Math.round((Date.now() - status.downSince) / 1000)} s`;
+    throw new Error(
+      `no Socket Mode connection to Slack${down}: ${status.lastError ?? "connecting"}; reconnecting`,
+    );
+  };
+}

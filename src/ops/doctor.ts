@@ -30,7 +30,7 @@ import { checkMigrations, openStoreForCheck } from "./checks/database.ts";
 import { checkFailedJobs } from "./checks/jobs.ts";
 import { checkOrphanEvents } from "./checks/orphans.ts";
 import { checkApiKeyReadable, checkKeyExpiry } from "./checks/secrets.ts";
-import { checkSlackAuth } from "./checks/slack.ts";
+import { checkSlackAuth, checkSlackSocket } from "./checks/slack.ts";
 import { checkKeyEnvironment, checkSupplierReachable } from "./checks/supplier.ts";
 import { checkWebhookSecrets } from "./checks/webhooks.ts";
 
@@ -50,7 +50,8 @@ export interface DoctorOptions {
 }
 
 /**
- * Runs the checks and returns one result per line, in this order: config, customer-config, slack, supplier,
+ * Runs the checks and returns one result per line, in this order: config, customer-config, slack, slack-socket
+ * (Socket Mode only), supplier,
  * api-key, api-key-environment, api-key-expiry (again as `api-key[<secret id>]`… for each profile's own
  * secret), webhook-secrets, database, failed-jobs, orphan-events. With an invalid configuration only the
  * first two run.
@@ -126,7 +127,8 @@ export async function runDoctorChecks(
     }
     const secretIds = configured ? secretIdsInUse(configured, customer) : [];
 
-    const [slack, supplier, webhookSecrets, database, ...keys] = await Promise.all([
+    const appToken = cfg.slack.mode === "socket" ? cfg.slack.appToken : undefined;
+    const [slack, slackSocket, supplier, webhookSecrets, database, ...keys] = await Promise.all([
       runCheck("slack", timeoutMs, () =>
         checkSlackAuth({
           botToken: cfg.slack.botToken,
@@ -134,6 +136,16 @@ export async function runDoctorChecks(
           ...(cfg.slack.apiUrl ? { apiUrl: cfg.slack.apiUrl } : {}),
         }),
       ),
+      appToken
+        ? runCheck("slack-socket", timeoutMs, (signal) =>
+            checkSlackSocket({
+              appToken,
+              timeoutMs: Math.min(cfg.slack.timeoutMs, timeoutMs),
+              signal,
+              ...(cfg.slack.apiUrl ? { apiUrl: cfg.slack.apiUrl } : {}),
+            }),
+          )
+        : null,
       runCheck("supplier", timeoutMs, (signal) =>
         checkSupplierReachable({
           baseUrl: cfg.supplier.baseUrl,
@@ -177,7 +189,14 @@ export async function runDoctorChecks(
             ]),
           ]),
     ]);
-    results.push(slack, supplier, ...keys.flat(), webhookSecrets, database);
+    results.push(
+      slack,
+      ...(slackSocket ? [slackSocket] : []),
+      supplier,
+      ...keys.flat(),
+      webhookSecrets,
+      database,
+    );
 
     const store = database.status === "fail" ? null : held.store;
     const [failedJobs, orphans] = await Promise.all([

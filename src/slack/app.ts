@@ -1,8 +1,10 @@
 /**
  * The Bolt app: Socket Mode by default, or HTTP (`/slack/events`) for several replicas behind a load balancer.
  * In HTTP mode the app does not listen itself: the composition root mounts `requestListener` on the shared HTTP
- * server. No conversation store (state lives in the database, so any replica can serve any request), and every
- * Web API call has a timeout and a short retry budget (a listener must answer within Slack's 3 s).
+ * server. In Socket Mode the connections to Slack are kept by `SlackSocketReceiver` (reconnects with backoff,
+ * make-before-break on Slack's refresh). No conversation store (state lives in the database, so any replica can
+ * serve any request), and every Web API call has a timeout and a short retry budget (a listener must answer
+ * within Slack's 3 s); the socket's `apps.connections.open` has its own, unending, retry loop.
  */
 import type { RequestListener } from "node:http";
 import { App, webApi } from "@slack/bolt";
@@ -23,6 +25,11 @@ import { registerListeners } from "./listeners/index.ts";
 import { createMetadataSeal } from "./metadata.ts";
 import { createSlackNotifier } from "./notifier.ts";
 import { SlackRequestReceiver } from "./receiver.ts";
+import {
+  SlackSocketReceiver,
+  type SlackSocketReceiverOptions,
+  type SocketStatus,
+} from "./socket-receiver.ts";
 
 export const SLACK_EVENTS_PATH = "/slack/events";
 export const DEFAULT_SLACK_TIMEOUT_MS = 10_000;
@@ -62,6 +69,11 @@ export interface CreateSlackAppOptions {
   homeDebounceMs?: number;
   /** The per-channel posting pace the notifier keeps; give the post-update worker the same one. */
   pacer?: ChannelPacer;
+  /** Socket Mode: its metrics, and the reconnect backoff, hello deadline and drain time (defaults suit Slack). */
+  socket?: Pick<
+    SlackSocketReceiverOptions,
+    "metrics" | "reconnect" | "helloTimeoutMs" | "retireAfterMs" | "drainMs" | "pingTimeoutMs"
+  >;
 }
 
 export interface SlackApp {
@@ -71,6 +83,8 @@ export interface SlackApp {
   /** HTTP mode: mount on the shared server at `SLACK_EVENTS_PATH`. Null in Socket Mode. */
   requestListener: RequestListener | null;
   receiver: SlackRequestReceiver | null;
+  /** Socket Mode: whether a connection to Slack is open (for `/readyz`). Null in HTTP mode. */
+  socketStatus(): SocketStatus | null;
   /** Give this to `placeOrderJob`. */
   notifier: OrderNotifier;
   /** Re-publishes a requester's App Home after their order changed (the post-update worker's `onOrderChanged`). */
@@ -92,6 +106,7 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
   };
 
   let receiver: SlackRequestReceiver | null = null;
+  let socket: SlackSocketReceiver | null = null;
   let app: App;
   if (options.mode === "http") {
     if (!options.signingSecret)
@@ -108,10 +123,22 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     });
   } else {
     if (!options.appToken) throw new TypeError("Socket Mode needs the app-level token (SLACK_APP_TOKEN)");
+    // Not Bolt's default receiver: given the app's clientOptions (two retries), its client ended the process
+    // when apps.connections.open failed three times in a row, and it reconnected 5 s after closing.
+    socket = new SlackSocketReceiver({
+      appToken: options.appToken,
+      sdkLogger: slackLogger,
+      logger: options.logger ?? pino({ level: "silent" }),
+      clientOptions: {
+        timeout: clientOptions.timeout ?? DEFAULT_SLACK_TIMEOUT_MS,
+        ...(options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {}),
+      },
+      ...options.socket,
+    });
     app = new App({
       token: options.botToken,
-      appToken: options.appToken,
       socketMode: true,
+      receiver: socket,
       convoStore: false,
       ...options.botIdentity,
       clientOptions,
@@ -183,6 +210,7 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     client,
     receiver,
     requestListener: receiver?.requestListener ?? null,
+    socketStatus: () => socket?.status() ?? null,
     notifier,
     home,
     context,

@@ -40,6 +40,16 @@ describe("npm run demo", () => {
     expect(run.stdout).not.toContain("Status: *Picked*");
   }, 180_000);
 
+  it("runs the same story in Socket Mode with --socket, Slack's envelopes over a WebSocket", async () => {
+    const run = await runDemo(["--socket", "--speed", "600", "--timeout-ms", "120000"]);
+    expect(run.code, `${run.stderr}\n${run.stdout}`).toBe(0);
+    expect(run.stdout).toContain("start Order Desk (embedded store, Slack over Socket Mode)");
+    expect(run.stdout).toContain("Order Desk opens its Socket Mode connection to Slack");
+    expect(run.stdout).toMatch(/inline errors on: .*country/);
+    expect(run.stdout).toContain("the supplier holds 3 orders, each placed once");
+    expect(run.stdout).toMatch(/"external_document_number":"ONB-7-1"/);
+  }, 180_000);
+
   it("says what is wrong with its options and exits 2", async () => {
     const run = await runDemo(["--speed", "fast"]);
     expect(run.code).toBe(2);

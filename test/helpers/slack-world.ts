@@ -1,10 +1,12 @@
 /**
- * Order Desk's Slack side wired for real, over loopback, for the Slack and Workflow Builder tests: the Bolt
- * HTTP receiver (createSlackApp, HTTP mode) on port 0 behind a node:http server, the fake Slack Web API, a
- * supplier (the sandbox or a stub), the test store, and pg-boss jobs running the real `place-order` handler
- * (optionally wrapped, e.g. by `withWorkflowSteps`). Each harness in test/<area>/support/ adds its own people,
- * channels and helpers on top.
+ * Order Desk's Slack side wired for real, over loopback, for the Slack and Workflow Builder tests, in either
+ * transport: HTTP (the Bolt receiver of createSlackApp's HTTP mode on port 0 behind a node:http server, driven
+ * by signed requests) or Socket Mode (createSlackApp's socket receiver connected to the fake Slack's WebSocket,
+ * driven by envelopes). Around it: the fake Slack Web API, a supplier (the sandbox or a stub), a store of its
+ * own, and pg-boss jobs running the real `place-order` handler (optionally wrapped, e.g. by
+ * `withWorkflowSteps`). Each harness in test/<area>/support/ adds its own people, channels and helpers on top.
  */
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -31,10 +33,13 @@ import {
   type FakeSlack,
   type FakeUser,
   type FakeUsergroup,
+  type SocketModeOptions,
   startFakeSlack,
 } from "../../tools/fake-slack/index.ts";
 import { createSlackRequests, type SlackRequests } from "../../tools/slack-requests.ts";
-import { getTestStore } from "./db.ts";
+import { createSocketModeRequests } from "../../tools/socket-mode-requests.ts";
+// A store per world: the same file runs worlds of both transports, and a worker of one would take the other's jobs.
+import { openTestStore } from "./db.ts";
 
 /** A helpdesk channel the bot was never invited to (added to the example's first profile). */
 export const NO_BOT = "C0NOBOT";
@@ -50,7 +55,14 @@ export function exampleConfig(): CustomerConfig {
 
 type PlaceOrderHandler = (job: JobContext<unknown>) => Promise<void>;
 
+/** How Slack reaches the app: signed HTTP requests, or envelopes over a Socket Mode WebSocket. */
+export type Transport = "http" | "socket";
+/** The Slack flows run over both (`describe.each(TRANSPORTS)`). */
+export const TRANSPORTS: readonly Transport[] = ["http", "socket"];
+
 export interface SlackWorldOptions {
+  /** Default HTTP. */
+  transport?: Transport;
   botToken: string;
   signingSecret: string;
   users: FakeUser[];
@@ -63,6 +75,12 @@ export interface SlackWorldOptions {
   register?: CreateSlackAppOptions["register"];
   /** The notifier's Prometheus counters (default none). */
   metrics?: CreateSlackAppOptions["metrics"];
+  /** Socket Mode: the receiver's metrics, backoff, deadlines (createSlackApp's `socket`). */
+  socket?: CreateSlackAppOptions["socket"];
+  /** The fake's Socket Mode: ack deadline, retries, pings. */
+  fakeSocketMode?: Omit<SocketModeOptions, "appToken">;
+  /** Per Slack Web API call (default 5 s). */
+  slackTimeoutMs?: number;
   /** The Slack app's logger (default silent), e.g. the app's own `createLogger` at debug level. */
   logger?: CreateSlackAppOptions["logger"];
   /** Wraps the place-order handler before it is registered (the workflow step's `withWorkflowSteps`). */
@@ -73,7 +91,10 @@ export interface SlackWorldOptions {
 }
 
 export interface SlackWorld {
+  transport: Transport;
   fake: FakeSlack;
+  /** The app-level token the fake accepts (Socket Mode). */
+  appToken: string;
   store: Store;
   jobs: Jobs;
   slack: SlackApp;
@@ -90,13 +111,17 @@ export interface SlackWorld {
 }
 
 export async function startSlackWorld(options: SlackWorldOptions): Promise<SlackWorld> {
-  const store = await getTestStore();
+  const transport = options.transport ?? "http";
+  // A store per world: the same scenarios run once per transport in one file, each from an empty database.
+  const store = await openTestStore();
   const customer = createCustomer(exampleConfig());
+  const appToken = `xapp-1-A0ORDERDSK-1-${randomBytes(8).toString("hex")}`;
   const fake = await startFakeSlack({
     botToken: options.botToken,
     users: options.users,
     channels: options.channels,
     ...(options.usergroups && { usergroups: options.usergroups }),
+    socketMode: { ...options.fakeSocketMode, appToken },
   });
   const jobs = createJobs({
     store,
@@ -105,11 +130,12 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
   });
   await jobs.start();
   const slack = createSlackApp({
-    mode: "http",
+    ...(transport === "http"
+      ? { mode: "http", signingSecret: options.signingSecret }
+      : { mode: "socket", appToken }),
     botToken: options.botToken,
-    signingSecret: options.signingSecret,
     slackApiUrl: fake.apiUrl,
-    timeoutMs: 5000,
+    timeoutMs: options.slackTimeoutMs ?? 5000,
     customer,
     store,
     jobs,
@@ -117,6 +143,7 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     homeDebounceMs: 50,
     ...(options.register && { register: options.register }),
     ...(options.metrics && { metrics: options.metrics }),
+    ...(options.socket && { socket: options.socket }),
     ...(options.logger && { logger: options.logger }),
   });
   const supplier = new SupplierClient({
@@ -151,21 +178,35 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     onOrderChanged: (order) => slack.home.orderChanged(order),
   });
 
-  const server: Server = createServer((req, res) => {
-    if (req.url?.startsWith(SLACK_EVENTS_PATH) && slack.requestListener)
-      return slack.requestListener(req, res);
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const requests = createSlackRequests({
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${SLACK_EVENTS_PATH}`,
-    signingSecret: options.signingSecret,
-    teamId: fake.teamId,
-    appId: fake.appId,
-  });
+  let server: Server | null = null;
+  let requests: SlackRequests;
+  if (transport === "socket") {
+    await slack.start();
+    requests = createSocketModeRequests({
+      socketMode: fake.socketMode,
+      teamId: fake.teamId,
+      appId: fake.appId,
+    });
+  } else {
+    const http = createServer((req, res) => {
+      if (req.url?.startsWith(SLACK_EVENTS_PATH) && slack.requestListener)
+        return slack.requestListener(req, res);
+      res.writeHead(404).end();
+    });
+    server = http;
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    requests = createSlackRequests({
+      url: `http://127.0.0.1:${(http.address() as AddressInfo).port}${SLACK_EVENTS_PATH}`,
+      signingSecret: options.signingSecret,
+      teamId: fake.teamId,
+      appId: fake.appId,
+    });
+  }
 
   return {
+    transport,
     fake,
+    appToken,
     store,
     jobs,
     slack,
@@ -177,8 +218,11 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
       await slack.stop();
       await jobs.stop({ graceMs: 1000 });
       await supplier.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (server) {
+        const http = server;
+        http.closeAllConnections();
+        await new Promise<void>((resolve) => http.close(() => resolve()));
+      }
       await fake.close();
     },
   };

@@ -232,6 +232,27 @@ describe("order-desk doctor against broken set-ups", () => {
     expect(results.get("slack")?.detail).toMatch(/^auth\.test: invalid_auth — the bot token is not valid/);
   });
 
+  it("fails the Socket Mode check, saying what to do, when Slack refuses the app-level token", async () => {
+    const { code, results } = await doctor({ SLACK_APP_TOKEN: "xapp-bad!token" });
+    expect(code).toBe(1);
+    expect(results.get("slack")?.status).toBe("ok");
+    expect(results.get("slack-socket")).toMatchObject({
+      status: "fail",
+      detail: expect.stringMatching(/^apps\.connections\.open: invalid_auth — SLACK_APP_TOKEN is not valid/),
+    });
+  });
+
+  it("fails the Socket Mode check when Slack cannot open connections, and runs no such check in HTTP mode", async () => {
+    slack.failNext("apps.connections.open", { httpStatus: 503 });
+    const { results } = await doctor();
+    expect(results.get("slack-socket")).toMatchObject({
+      status: "fail",
+      detail: "apps.connections.open: HTTP 503 Service Unavailable",
+    });
+    const http = await doctor({ SLACK_MODE: "http", SLACK_SIGNING_SECRET: "doctor-signing-secret" });
+    expect(http.results.has("slack-socket")).toBe(false);
+  });
+
   it("says SLACK_API_URL must end in /api/ when auth.test answers 404", async () => {
     const base = slack.apiUrl.replace(/api\/$/, "");
     const { code, results } = await doctor({ SLACK_API_URL: base });

@@ -25,6 +25,9 @@ const COLUMNS: Array<[keyof ScenarioResult, string]> = [
   ["http5xx", "5xx"],
   ["leaks", "leaks"],
   ["kills", "kills"],
+  ["envelopesSent", "envelopes"],
+  ["envelopesRedelivered", "sent again"],
+  ["envelopesAckedTwice", "acked twice"],
   ["durationMs", "time"],
 ];
 
@@ -40,6 +43,7 @@ const MUST_BE_ZERO: Array<keyof ScenarioResult> = [
   "crashes",
   "http5xx",
   "leaks",
+  "envelopesAckedTwice",
 ];
 
 function cell(result: ScenarioResult, key: keyof ScenarioResult): string {

@@ -1,12 +1,12 @@
 /**
  * `npm run demo`: Order Desk's main job, offline. Starts the supplier sandbox (fast timeline), the fake Slack
  * Web API, a fake Secrets Manager holding the supplier key, and Order Desk itself on an embedded store in a
- * temporary directory, all on loopback. Then it does what users do, through the same signed HTTP requests
- * Slack sends: an agent's `/order` with a modal submission (first with mistakes), a message-shortcut order
- * on a ticket message, and a Workflow Builder step for a new hire. It waits until the supplier has delivered
- * every order and every supplier event has been handled (the thread shows the milestones, the status line the
- * rest), prints the threads and what each order's thread got, and exits 0 (non-zero naming the step that
- * failed).
+ * temporary directory, all on loopback. Then it does what users do, through what Slack sends: signed HTTP
+ * requests, or with `--socket` envelopes over a Socket Mode WebSocket (Order Desk's default in production):
+ * an agent's `/order` with a modal submission (first with mistakes), a message-shortcut order on a ticket
+ * message, and a Workflow Builder step for a new hire. It waits until the supplier has delivered every order and
+ * every supplier event has been handled (the thread shows the milestones, the status line the rest), prints the
+ * threads and what each order's thread got, and exits 0 (non-zero naming the step that failed).
  */
 import { createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -19,7 +19,8 @@ import { REPLY_EVENT_TYPE } from "../../src/orders/updates/post-update.ts";
 import { readTracking } from "../../src/orders/updates/tracking.ts";
 import { CALLBACK } from "../../src/slack/blocks/ids.ts";
 import { STATUS_LINE_BLOCK_ID } from "../../src/slack/blocks/updates/status-line.ts";
-import { type FakeSlack, runWorkflowStep } from "../fake-slack/index.ts";
+import { type FakeSlack, runWorkflowStep, SlackUser } from "../fake-slack/index.ts";
+import { createSocketModeRequests } from "../socket-mode-requests.ts";
 import { startWorld, type World } from "../world.ts";
 
 export interface DemoIo {
@@ -27,9 +28,10 @@ export interface DemoIo {
   stderr: { write(chunk: string): unknown };
 }
 
-const USAGE = `Usage: npm run demo -- [--speed N] [--timeout-ms N] [--keep]
+const USAGE = `Usage: npm run demo -- [--socket] [--speed N] [--timeout-ms N] [--keep]
 
 Runs the whole flow offline and prints each Slack thread.
+  --socket       Slack reaches Order Desk over Socket Mode (a WebSocket Order Desk opens), not HTTP requests
   --speed        how much faster than real time the supplier fulfils orders (default 300)
   --timeout-ms   give up when the orders are not delivered by then (default 90000)
   --keep         keep the temporary directory (database and the JSON log) and print its path
@@ -92,7 +94,7 @@ async function threadSummary(desk: OrderDesk, fake: FakeSlack): Promise<string> 
 }
 
 export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
-  let args: { speed: number; timeoutMs: number; keep: boolean };
+  let args: { speed: number; timeoutMs: number; keep: boolean; socket: boolean };
   try {
     const { values } = parseArgs({
       args: argv,
@@ -100,6 +102,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
         speed: { type: "string", default: "300" },
         "timeout-ms": { type: "string", default: "90000" },
         keep: { type: "boolean", default: false },
+        socket: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -107,7 +110,12 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
       io.stdout.write(USAGE);
       return 0;
     }
-    args = { speed: Number(values.speed), timeoutMs: Number(values["timeout-ms"]), keep: values.keep };
+    args = {
+      speed: Number(values.speed),
+      timeoutMs: Number(values["timeout-ms"]),
+      keep: values.keep,
+      socket: values.socket,
+    };
     if (!(args.speed > 0) || !(args.timeoutMs > 0))
       throw new Error("--speed and --timeout-ms take numbers > 0");
   } catch (error) {
@@ -143,6 +151,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
         startWorld({
           speed: args.speed,
           seed: "demo",
+          slackMode: args.socket ? "socket" : "http",
           sandbox: { logger },
           keyExpiresInDays: 200,
           env: { ORDER_DESK_ENV: "development", WEBHOOK_SETTLE_MS: "300" },
@@ -164,11 +173,32 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
     closers.push(() => world.close());
     const { fake, sandbox } = world;
 
-    const desk: OrderDesk = await step("start Order Desk (embedded store, Slack over HTTP)", () =>
+    const transport = args.socket ? "Socket Mode" : "HTTP";
+    const desk: OrderDesk = await step(`start Order Desk (embedded store, Slack over ${transport})`, () =>
       world.startDesk({ logger, env: { ORDER_DESK_DATA_DIR: join(dir, "data") } }),
     );
 
-    const alice = world.user(AGENT);
+    if (args.socket) {
+      // Order Desk starts even when Slack does not answer at once, and connects in the background.
+      await step("Order Desk opens its Socket Mode connection to Slack", () =>
+        fake.waitFor(() => desk.slack.socketStatus()?.connected, {
+          what: "Order Desk's Socket Mode connection",
+          timeoutMs: args.timeoutMs,
+        }),
+      );
+    }
+    const alice = args.socket
+      ? new SlackUser({
+          fake,
+          requests: createSocketModeRequests({
+            socketMode: fake.socketMode,
+            teamId: fake.teamId,
+            appId: fake.appId,
+          }),
+          userId: AGENT,
+          timeoutMs: 10_000,
+        })
+      : world.user(AGENT);
     const form = {
       first_name: "Priya",
       last_name: "Patel",

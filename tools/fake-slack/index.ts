@@ -1,7 +1,8 @@
 /**
- * A fake Slack Web API for tests and `npm run demo`: point Bolt's `clientOptions.slackApiUrl` at
- * `fake.apiUrl`, drive the app with `SlackUser` (signed requests to its HTTP receiver), inspect
- * what it posted, and inject Slack's failures.
+ * A fake Slack for tests and `npm run demo`: the Web API (point Bolt's `clientOptions.slackApiUrl` at
+ * `fake.apiUrl`) and Socket Mode (`apps.connections.open` and its WebSocket). Drive the app with `SlackUser`
+ * (signed requests to its HTTP receiver, or envelopes over its socket), inspect what it posted, and inject
+ * Slack's failures.
  */
 export { LIMITS, validateBlocks, validateView } from "./blocks.ts";
 export type { Clock } from "./ids.ts";
@@ -17,6 +18,17 @@ export {
   type ViewResponseOutcome,
   type WaitForOptions,
 } from "./server.ts";
+export {
+  type AckRecord,
+  type ConnectionRecord,
+  type Delivery,
+  DeliveryFailed,
+  type EnvelopeRecord,
+  type EnvelopeType,
+  type FakeSocketMode,
+  type SocketModeOptions,
+  type Undelivered,
+} from "./socket/records.ts";
 export type {
   CallRecord,
   FakeChannel,

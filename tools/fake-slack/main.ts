@@ -3,8 +3,9 @@
  *
  *   npx tsx tools/fake-slack/main.ts --token xoxb-dev --channel C0ORDERS:it-orders [--port 3100]
  *
- * Point Order Desk at it with SLACK_API_URL, drive it with signed requests (tools/slack-requests.ts),
- * and stop it with Ctrl-C to print every channel as a transcript.
+ * Point Order Desk at it with SLACK_API_URL, drive it with signed requests (tools/slack-requests.ts) or, in
+ * Socket Mode (any xapp-… token opens a connection), with envelopes (tools/socket-mode-requests.ts), and
+ * stop it with Ctrl-C to print every channel as a transcript.
  */
 import { parseArgs } from "node:util";
 import { startFakeSlack } from "./server.ts";
@@ -30,7 +31,7 @@ const fake = await startFakeSlack({
   }),
 });
 
-process.stdout.write(`Fake Slack Web API listening at ${fake.apiUrl}\n`);
+process.stdout.write(`Fake Slack Web API listening at ${fake.apiUrl} (Socket Mode: any xapp-… token)\n`);
 process.stdout.write(
   `Bot token: ${values.token.slice(0, 5)}… (pass the same token to the app). Ctrl-C prints the transcripts.\n`,
 );

@@ -12,6 +12,12 @@ import type { FunctionOutputs } from "./methods/functions.ts";
 import { methodTable } from "./methods/index.ts";
 import { stackOf, viewJson } from "./methods/views.ts";
 import {
+  createSocketMode,
+  type FakeSocketMode,
+  isAppToken,
+  type SocketModeOptions,
+} from "./socket/socket-mode.ts";
+import {
   type CallRecord,
   type FakeChannel,
   type FakeEphemeral,
@@ -73,6 +79,8 @@ export interface FakeSlackOptions {
   functionOutputs?: FunctionOutputs;
   /** Enforce Slack's per-channel posting pace on chat.postMessage (off by default). */
   channelPace?: { perSecond: number; burst: number };
+  /** Socket Mode: the app-level token it accepts, Slack's ack deadline and retries, pings (socket/socket-mode.ts). */
+  socketMode?: SocketModeOptions;
   host?: string;
   port?: number;
   logger?: Logger;
@@ -199,6 +207,9 @@ export interface FakeSlack {
    */
   injections(options?: InjectionOptions): Injection[];
 
+  /** Socket Mode: the app's connections, envelopes and acks; sends envelopes, `disconnect`, drops connections. */
+  readonly socketMode: FakeSocketMode;
+
   // Set-up, as a person or an admin would change the workspace
   issueTriggerId(userId?: string): string;
   /** A `response_url` served by the fake, so `respond()` never leaves loopback. */
@@ -263,6 +274,8 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
   events.setMaxListeners(0);
   const changed = () => events.emit("change");
   let seq = 0;
+  let wsBase = "";
+  const socket = createSocketMode({ clock, appId, wsBase: () => wsBase, changed }, options.socketMode);
 
   function authenticate(req: IncomingMessage, args: Json): AuthInfo | "none" | "invalid" {
     const header = req.headers.authorization;
@@ -273,6 +286,7 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
         : undefined;
     if (!token) return "none";
     if (token === options.botToken) return { kind: "bot" };
+    if (isAppToken(token)) return socket.acceptsToken(token) ? { kind: "app" } : "invalid";
     for (const e of ws.executions.values()) {
       if (e.token === token) return { kind: "function", executionId: e.id };
     }
@@ -328,6 +342,13 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     if (auth === "none") body = { ok: false, error: "not_authed" };
     else if (auth === "invalid") body = { ok: false, error: "invalid_auth" };
     else if (fault?.kind === "error") body = { ok: false, error: fault.error };
+    else if (method === "apps.connections.open")
+      // Only an app-level token (xapp-…) opens a connection; Slack refuses a bot token this way.
+      body =
+        auth.kind === "app"
+          ? { ok: true, url: socket.openUrl() }
+          : { ok: false, error: "not_allowed_token_type" };
+    else if (auth.kind === "app") body = { ok: false, error: "not_allowed_token_type" };
     else if (!handler) body = { ok: false, error: "unknown_method" };
     else {
       if (pace && method === "chat.postMessage" && typeof args.channel === "string") {
@@ -404,6 +425,8 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
   });
   const baseUrl = `http://${options.host ?? "127.0.0.1"}:${port}`;
   const apiUrl = `${baseUrl}/api/`;
+  wsBase = `ws://${options.host ?? "127.0.0.1"}:${port}`;
+  server.on("upgrade", (req, stream) => socket.upgrade(req, stream));
 
   function requireView(id: string): FakeView {
     const view = ws.views.get(id);
@@ -450,6 +473,7 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
 
     responses: (id) => responses.filter((r) => id === undefined || r.id === id),
     injections: (opts) => findInjections(ws, responses, opts),
+    socketMode: socket.api,
 
     issueTriggerId: (userId) => ws.issueTrigger(userId).id,
     responseUrl: () => `${baseUrl}/responses/${slackId("R", 12)}`,
@@ -564,6 +588,7 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     },
 
     async close() {
+      socket.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -118,7 +118,7 @@ export interface CallRecord {
   method: string;
   at: number;
   /** Which kind of token made the call; the token itself is never kept. */
-  token: "bot" | "function" | "invalid" | "none";
+  token: "bot" | "function" | "app" | "invalid" | "none";
   args: Json;
   httpStatus: number;
   response: Json | undefined;

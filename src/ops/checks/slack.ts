@@ -1,11 +1,15 @@
 /**
  * Slack: `auth.test` with the bot token proves the token is valid and names the workspace and bot; the
- * scopes Slack reports for the token are compared with the ones manifest.yml asks for.
+ * scopes Slack reports for the token are compared with the ones manifest.yml asks for. In Socket Mode a
+ * connection is opened as the app opens it (`apps.connections.open` with the app-level token, the WebSocket,
+ * Slack's hello), then closed.
  */
 import { readFileSync } from "node:fs";
 import { webApi } from "@slack/bolt";
+import { SocketModeClient } from "@slack/socket-mode";
 import { parse } from "yaml";
 import { isNotFound, slackApiNotFoundHint } from "../../slack/api-url.ts";
+import { describeConnectFailure, SocketClosedBeforeHelloError } from "../../slack/socket-errors.ts";
 import { type CheckOutcome, describeError, fail, ok, warn } from "../check.ts";
 
 export interface SlackCheckOptions {
@@ -84,6 +88,44 @@ function explain(error: unknown, apiUrl: string | undefined): string {
     return `could not reach Slack: ${describeError(error.original)} — check the network, a proxy, or SLACK_API_URL`;
   }
   return `auth.test failed: ${describeError(error)}`;
+}
+
+export interface SlackSocketCheckOptions {
+  appToken: string;
+  apiUrl?: string;
+  timeoutMs: number;
+  /** The check's deadline: the connection attempt is abandoned (and closed) when it fires. */
+  signal?: AbortSignal;
+}
+
+/** Opens a Socket Mode connection with the app-level token, waits for Slack's hello, and closes it. */
+export async function checkSlackSocket(options: SlackSocketCheckOptions): Promise<CheckOutcome> {
+  const client = new SocketModeClient({
+    appToken: options.appToken,
+    autoReconnectEnabled: false,
+    logger: silent,
+    clientOptions: {
+      ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
+      timeout: options.timeoutMs,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+    },
+  });
+  const abandon = () => void client.disconnect();
+  options.signal?.addEventListener("abort", abandon, { once: true });
+  const started = performance.now();
+  try {
+    await client.start();
+  } catch (error) {
+    return fail(describeConnectFailure(error ?? new SocketClosedBeforeHelloError()).message);
+  } finally {
+    options.signal?.removeEventListener("abort", abandon);
+  }
+  const ms = Math.round(performance.now() - started);
+  await client.disconnect();
+  return ok(
+    `SLACK_APP_TOKEN opened a Socket Mode connection; Slack said hello after ${ms} ms (closed again)`,
+  );
 }
 
 let manifestScopes: readonly string[] | null = null;

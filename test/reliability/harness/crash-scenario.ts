@@ -1,8 +1,9 @@
 /**
  * Crash and restart: `order-desk start` in a child process is SIGKILLed at random moments (at least five times)
- * and restarted while agents place orders through Slack's request path and the supplier's webhooks keep coming.
- * Afterwards every accepted order is at the supplier exactly once, has exactly one order message, and every
- * event the supplier sent is in that message's thread exactly once, in occurredAt order.
+ * and restarted while agents place orders through Slack — signed HTTP requests, or in Socket Mode envelopes
+ * over the connection the process opens — and the supplier's webhooks keep coming. Afterwards every accepted
+ * order is at the supplier exactly once, has exactly one order message, and every event the supplier sent is
+ * in that message's thread exactly once, in occurredAt order; in Socket Mode no envelope was acked twice.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
@@ -10,7 +11,8 @@ import type { Backend } from "../../helpers/db.ts";
 import { scanFile } from "./logs.ts";
 import { OrderDeskProcess } from "./process.ts";
 import { logPath, record } from "./results.ts";
-import { orderAll, orderThroughSlack, slackRequests } from "./slack-driver.ts";
+import { orderAll, orderThroughSlack, requestsFor } from "./slack-driver.ts";
+import { ackGaps, describeGaps, describeSocket, socketFigures } from "./socket-figures.ts";
 import {
   type ChildStore,
   describeAppDatabase,
@@ -38,9 +40,23 @@ const SETTLE_MS = Number(process.env.RELIABILITY_SETTLE_MS ?? (FULL ? 400_000 : 
 /** Ordering's own deadline. */
 const ORDERING_MS = 150_000;
 
-/** The scenario on one backend (a file per backend, so that vitest runs them in parallel). */
-export function crashScenario(backend: Backend): void {
-  describe(`Order Desk killed with SIGKILL at random moments, on ${backend}`, () => {
+export interface CrashOptions {
+  /** How Slack reaches Order Desk (default HTTP). */
+  slackMode?: "http" | "socket";
+  /** Orders and minimum kills (default: the knobs above). */
+  orders?: number;
+  kills?: number;
+  /** Orders are spread over about this long (default SUBMIT_SPAN_MS). */
+  spanMs?: number;
+}
+
+/** The scenario on one backend (a file per backend and mode, so that vitest runs them in parallel). */
+export function crashScenario(backend: Backend, options: CrashOptions = {}): void {
+  const socket = options.slackMode === "socket";
+  const minKills = options.kills ?? MIN_KILLS;
+  const spanMs = options.spanMs ?? SUBMIT_SPAN_MS;
+  const label = socket ? `${backend}, Socket Mode` : backend;
+  describe(`Order Desk killed with SIGKILL at random moments, on ${label}`, () => {
     let world: World | undefined;
     let store: ChildStore | undefined;
     let app: OrderDeskProcess | undefined;
@@ -55,27 +71,34 @@ export function crashScenario(backend: Backend): void {
       async () => {
         const t0 = Date.now();
         const random = seededRandom(SEED + (backend === "postgres" ? 1 : 0));
-        world = await startWorld({ speed: 150, seed: `crash-${backend}-${SEED}` });
+        world = await startWorld({
+          speed: 150,
+          seed: `crash-${backend}${socket ? "-socket" : ""}-${SEED}`,
+          slackMode: options.slackMode ?? "http",
+        });
         store = backend === "pglite" ? await pgliteChildStore() : await freshDatabase();
-        const logFile = logPath(`crash-${backend}`);
+        const logFile = logPath(`crash-${backend}${socket ? "-socket" : ""}`);
         app = new OrderDeskProcess({ env: world.env(store.env), logFile, url: world.appUrl });
         const running = app;
         /** A crash nobody caused (not one of our SIGKILLs) ends the run early: it is the finding. */
         const crashed = () => running.unexpectedExits.length > 0;
         await running.start();
 
-        const count = ORDERS;
+        const count = options.orders ?? ORDERS;
         const specs = Array.from({ length: count }, (_, i) => ({
           ticket: `REL-${1001 + i}`,
           channel: CHANNELS[i % CHANNELS.length] as string,
         }));
-        const requests = slackRequests(world.fake, world.appUrl, world.signingSecret);
+        const requests = requestsFor(world);
         let submitting = true;
         const killMoments: number[] = [];
         const killer = (async () => {
-          while (submitting || running.kills < MIN_KILLS) {
+          while (submitting || running.kills < minKills) {
             // Up for 0.7–3.5 s: long enough to take some orders, short enough to die in the middle of others.
             await sleep(700 + random() * 2_800);
+            // Socket Mode: die with an envelope on the connection not yet acked, when one comes within 2 s.
+            if (socket)
+              await world?.fake.waitFor(() => envelopeInFlight(world), { timeoutMs: 2_000 }).catch(() => {});
             killMoments.push(Date.now());
             await running.kill();
             await sleep(random() * 400);
@@ -87,8 +110,8 @@ export function crashScenario(backend: Backend): void {
           specs,
           3,
           (spec) => orderThroughSlack(world!.fake, requests, spec, { deadline, abort: crashed }),
-          // Think time so that the orders span about SUBMIT_SPAN_MS (mean SUBMIT_SPAN_MS × AGENTS / ORDERS).
-          () => random() * ((2 * SUBMIT_SPAN_MS * AGENTS) / ORDERS),
+          // Think time so that the orders span about spanMs (mean spanMs × AGENTS / orders).
+          () => random() * ((2 * spanMs * AGENTS) / count),
         );
         const outcomes = await ordering.finally(() => {
           submitting = false;
@@ -115,10 +138,19 @@ export function crashScenario(backend: Backend): void {
             : [];
         const exitCode = await running.stop();
         const leaks = scanFile(logFile, world.secrets());
+        const figures = socket ? socketFigures(world.fake) : null;
         const result = {
-          scenario: `crash/restart (${backend})`,
+          scenario: `crash/restart (${label})`,
           ...verdict.orders,
           ...verdict.events,
+          ...(figures
+            ? {
+                envelopesSent: figures.envelopesSent,
+                envelopesAcked: figures.envelopesAcked,
+                envelopesRedelivered: figures.envelopesRedelivered,
+                envelopesAckedTwice: figures.envelopesAckedTwice,
+              }
+            : {}),
           crashes: running.unexpectedExits.length + (exitCode === 0 ? 0 : 1),
           kills: running.kills,
           durationMs: Date.now() - t0,
@@ -130,6 +162,12 @@ export function crashScenario(backend: Backend): void {
             )} ms; ${outcomes.reduce((n, o) => n + o.submitAttempts, 0)} submissions for ${count} orders; settled ${
               verdict.settled ? "yes" : "NO"
             } after ${(verdict.waitedMs / 1000).toFixed(1)} s`,
+            ...(figures
+              ? [
+                  describeSocket(figures),
+                  `kill → next ack (restart, reconnect, the agent's retry): ${describeGaps(ackGaps(world.fake, killMoments))}`,
+                ]
+              : []),
             ...(database ? [database] : []),
             ...eventLog,
             ...verdict.problems,
@@ -142,7 +180,8 @@ export function crashScenario(backend: Backend): void {
         };
         record(result, world.secrets());
 
-        expect(running.kills).toBeGreaterThanOrEqual(MIN_KILLS);
+        expect(running.kills).toBeGreaterThanOrEqual(minKills);
+        if (figures) expect(figures.envelopesAckedTwice).toBe(0);
         expect(refused.map((o) => `${o.ticket}: ${o.problems.join(" | ")}`)).toEqual([]);
         expect(verdict.problems).toEqual([]);
         expect(verdict.orders).toMatchObject({ ordersPlaced: count, ordersDoubled: 0, ordersLost: 0 });
@@ -154,4 +193,12 @@ export function crashScenario(backend: Backend): void {
       ORDERING_MS + SETTLE_MS + 60_000,
     );
   });
+}
+
+/** An envelope Slack sent over a connection still open, and the app has not acked yet. */
+function envelopeInFlight(world: World | undefined): boolean {
+  const open = new Set(world?.fake.socketMode.openConnections().map((c) => c.id));
+  return (world?.fake.socketMode.envelopes() ?? []).some(
+    (e) => e.ack === undefined && open.has(e.connectionId),
+  );
 }

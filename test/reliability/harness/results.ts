@@ -31,6 +31,11 @@ export interface ScenarioResult {
   /** Accepted inputs that should have been refused, or refused ones that left something stored. */
   leaks?: number;
   kills?: number;
+  /** Socket Mode (harness/socket-figures.ts). */
+  envelopesSent?: number;
+  envelopesAcked?: number;
+  envelopesRedelivered?: number;
+  envelopesAckedTwice?: number;
   durationMs: number;
   notes?: string[];
 }

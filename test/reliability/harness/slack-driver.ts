@@ -3,14 +3,16 @@
  * a fresh trigger until a modal opens), the form filled once, then Submit — pressed again while the app gives
  * no answer, an error status or the "could not save, submit again" inline error, exactly as a user would (Slack
  * sends the same view id each time, so the app's idempotency key makes the retries safe). An order counts as
- * accepted only when a submission got a 200 that closed the modal.
+ * accepted only when a submission got a 200 that closed the modal. Over HTTP or Socket Mode (`requestsFor`): in
+ * Socket Mode "no answer" is Slack's dispatch_failed (no connection open) or a missing ack.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FakeSlack } from "../../../tools/fake-slack/index.ts";
 import { SlackUser } from "../../../tools/fake-slack/index.ts";
 import type { TypedValue } from "../../../tools/fake-slack/view-state.ts";
 import { createSlackRequests, type SlackRequests } from "../../../tools/slack-requests.ts";
-import { AGENT } from "./world.ts";
+import { createSocketModeRequests } from "../../../tools/socket-mode-requests.ts";
+import { AGENT, type World } from "./world.ts";
 
 export interface OrderSpec {
   ticket: string;
@@ -43,6 +45,17 @@ export function orderForm(ticket: string): Record<string, TypedValue> {
     line_0_item: { value: "LAP-14-PRO", text: 'Laptop 14" Pro (LAP-14-PRO)' },
     line_0_quantity: "1",
   };
+}
+
+/** What Slack sends the world's Order Desk: signed requests to its HTTP port, or envelopes over its socket. */
+export function requestsFor(world: World): SlackRequests {
+  return world.slackMode === "socket"
+    ? createSocketModeRequests({
+        socketMode: world.fake.socketMode,
+        teamId: world.fake.teamId,
+        appId: world.fake.appId,
+      })
+    : slackRequests(world.fake, world.appUrl, world.signingSecret);
 }
 
 export function slackRequests(fake: FakeSlack, appUrl: string, signingSecret: string): SlackRequests {

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
 import { failureBody } from "../../../src/sandbox/envelope.ts";
 import type { SandboxOptions } from "../../../src/sandbox/sandbox.ts";
+import type { SocketModeOptions } from "../../../tools/fake-slack/index.ts";
 import { type World as OfflineWorld, startWorld as startOfflineWorld } from "../../../tools/world.ts";
 
 export { freePort, SECRET_ID } from "../../../tools/world.ts";
@@ -131,6 +132,10 @@ async function startGateway(target: string): Promise<SupplierGateway> {
 }
 
 export interface WorldOptions {
+  /** How Slack reaches Order Desk (default HTTP). */
+  slackMode?: "http" | "socket";
+  /** The fake's Socket Mode: how long Slack keeps a connection it asked to replace, its pings. */
+  socketMode?: Omit<SocketModeOptions, "appToken">;
   /** Sandbox time compression (the fulfilment of a one-parcel order takes ~38 min / speed). */
   speed: number;
   seed: string;
@@ -156,6 +161,7 @@ export async function startWorld(options: WorldOptions): Promise<World> {
       return gateway;
     },
     customerConfig: CUSTOMER_CONFIG,
+    ...(options.slackMode && { slackMode: options.slackMode }),
     slack: {
       users: [
         { id: AGENT, name: "alice", realName: "Alice Agent" },
@@ -169,6 +175,7 @@ export async function startWorld(options: WorldOptions): Promise<World> {
       usergroups: [{ id: BUYER_GROUP, handle: "buyers", users: [] }],
       // Order Desk's own pacing keeps it under Slack's limit; the fake enforces it to prove that.
       channelPace: { perSecond: 1, burst: 4 },
+      ...(options.socketMode && { socketMode: options.socketMode }),
     },
     env: {
       ORDER_DESK_ENV: "test",

@@ -1,7 +1,7 @@
 /**
- * Order Desk's Slack side wired for real, over loopback: the Bolt HTTP receiver on port 0 behind a node:http
- * server, the fake Slack Web API, a supplier (the sandbox or a scripted stub), the test store and pg-boss jobs
- * running the real `place-order` handler. Tests drive it as a person would (SlackUser) and read what Slack shows.
+ * Order Desk's Slack side wired for real, over loopback (test/helpers/slack-world.ts): HTTP or Socket Mode, the
+ * fake Slack Web API, a supplier (the sandbox or a scripted stub), a store and pg-boss jobs running the real
+ * `place-order` handler. Tests drive it as a person would (SlackUser) and read what Slack shows.
  */
 
 import { getOrder, type Order } from "../../../src/store/repositories/orders.ts";
@@ -12,9 +12,10 @@ import {
   type SlackWorld,
   type SlackWorldOptions,
   startSlackWorld,
+  type Transport,
 } from "../../helpers/slack-world.ts";
 
-export { exampleConfig, NO_BOT } from "../../helpers/slack-world.ts";
+export { exampleConfig, NO_BOT, TRANSPORTS, type Transport } from "../../helpers/slack-world.ts";
 
 export const BOT_TOKEN = "xoxb-odtest";
 export const SIGNING_SECRET = "test-signing-secret-0123456789abcdef";
@@ -33,6 +34,8 @@ export interface Harness extends SlackWorld {
 }
 
 export interface HarnessOptions {
+  /** HTTP (signed requests) or Socket Mode (envelopes over the fake's WebSocket); default HTTP. */
+  transport?: Transport;
   supplierUrl: string;
   apiKey: string;
   /** Faster retries of the place-order job (seconds). */
@@ -46,6 +49,7 @@ export interface HarnessOptions {
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const world = await startSlackWorld({
+    ...(options.transport && { transport: options.transport }),
     botToken: BOT_TOKEN,
     signingSecret: SIGNING_SECRET,
     users: [

@@ -1,16 +1,16 @@
 /**
- * The Workflow Builder step wired for real, over loopback: the Bolt HTTP receiver (createSlackApp, HTTP mode) on
- * port 0, the fake Slack Web API, the supplier sandbox, the test store, and pg-boss jobs running the real
- * `place-order` handler wrapped by `withWorkflowSteps`. Tests deliver signed `function_executed` events
- * (`runWorkflowStep`) and read what Slack and the sandbox end up with.
+ * The Workflow Builder step wired for real, over loopback (test/helpers/slack-world.ts, HTTP or Socket Mode): the
+ * fake Slack Web API, the supplier sandbox, a store, and pg-boss jobs running the real `place-order` handler
+ * wrapped by `withWorkflowSteps`. Tests deliver `function_executed` events (`runWorkflowStep`) and read what
+ * Slack and the sandbox end up with.
  */
 import { withWorkflowSteps } from "../../../src/orders/workflow/placement-job.ts";
 import { createSlackWorkflowFunctions } from "../../../src/orders/workflow/slack-functions.ts";
 import * as functions from "../../../src/slack/listeners/functions/index.ts";
 import { getOrderByIdempotencyKey, type Order } from "../../../src/store/repositories/orders.ts";
-import { NO_BOT, type SlackWorld, startSlackWorld } from "../../helpers/slack-world.ts";
+import { NO_BOT, type SlackWorld, startSlackWorld, type Transport } from "../../helpers/slack-world.ts";
 
-export { NO_BOT } from "../../helpers/slack-world.ts";
+export { NO_BOT, TRANSPORTS, type Transport } from "../../helpers/slack-world.ts";
 
 export const BOT_TOKEN = "xoxb-wftest";
 export const SIGNING_SECRET = "workflow-signing-secret-0123456789";
@@ -23,6 +23,8 @@ export interface WorkflowHarness extends SlackWorld {
 }
 
 export interface WorkflowHarnessOptions {
+  /** HTTP (signed events) or Socket Mode (`events_api` envelopes); default HTTP. */
+  transport?: Transport;
   supplierUrl: string;
   apiKey: string;
   deadlineMs: number;
@@ -32,6 +34,7 @@ export interface WorkflowHarnessOptions {
 
 export async function startWorkflowHarness(options: WorkflowHarnessOptions): Promise<WorkflowHarness> {
   const world = await startSlackWorld({
+    ...(options.transport && { transport: options.transport }),
     botToken: BOT_TOKEN,
     signingSecret: SIGNING_SECRET,
     users: [

@@ -58,7 +58,8 @@ export class Args {
 }
 
 export interface AuthInfo {
-  kind: "bot" | "function";
+  /** `app`: an app-level token (xapp-…), good only for `apps.connections.open`. */
+  kind: "bot" | "function" | "app";
   /** For a workflow token: the execution it belongs to. */
   executionId?: string;
 }
