@@ -161,6 +161,7 @@ describe("order-desk doctor against a healthy set-up", () => {
       config: "ok",
       "customer-config": "ok",
       slack: "ok",
+      "slack-socket": "ok",
       supplier: "ok",
       "api-key": "ok",
       "api-key-environment": "ok",
@@ -212,15 +213,15 @@ describe("order-desk doctor against a healthy set-up", () => {
     printed.push(out);
     expect(code).toBe(0);
     const lines = out.trimEnd().split("\n");
-    expect(lines).toHaveLength(12);
+    expect(lines).toHaveLength(13);
     // Details start in one column: status (4) and the longest name (api-key-environment, 19), two spaces apart.
     const column = 4 + 2 + "api-key-environment".length + 2;
-    for (const line of lines.slice(0, 11)) {
+    for (const line of lines.slice(0, 12)) {
       expect(line.slice(0, column)).toMatch(/^(ok|warn|fail) +[a-z-]+ {2,}$/);
       expect(line[column]).not.toBe(" ");
     }
     expect(lines[0]).toMatch(/^ok {4}config {15}valid \(test; Slack socket mode/);
-    expect(lines[11]).toBe("11 checks: 11 ok, 0 warn, 0 fail");
+    expect(lines[12]).toBe("12 checks: 12 ok, 0 warn, 0 fail");
   });
 });
 

@@ -187,18 +187,11 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
         }),
       );
     }
-    const alice = args.socket
-      ? new SlackUser({
-          fake,
-          requests: createSocketModeRequests({
-            socketMode: fake.socketMode,
-            teamId: fake.teamId,
-            appId: fake.appId,
-          }),
-          userId: AGENT,
-          timeoutMs: 10_000,
-        })
-      : world.user(AGENT);
+    // What Slack sends: signed HTTP requests, or envelopes over the Socket Mode connection Order Desk opened.
+    const requests = args.socket
+      ? createSocketModeRequests({ socketMode: fake.socketMode, teamId: fake.teamId, appId: fake.appId })
+      : world.requests;
+    const alice = new SlackUser({ fake, requests, userId: AGENT, timeoutMs: 10_000 });
     const form = {
       first_name: "Priya",
       last_name: "Patel",
@@ -271,7 +264,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
     const execution = await step(
       "onboarding workflow: 'Place IT order' for nina, Remote starter kit to her home",
       async () => {
-        const run = await runWorkflowStep(fake, world.requests, {
+        const run = await runWorkflowStep(fake, requests, {
           callbackId: "place_order",
           inputs: {
             ticket_id: "ONB-7",
