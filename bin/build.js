@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Compiles src/ to dist/ so that `order-desk` runs as plain JavaScript: through the tsx loader the same app
-// took ~70 MB more memory and ~0.3 s more to start (docs/benchmarks.md). Run by `npm run build` and, with
+// took ~70 MB more memory and ~0.3 s more to start (docs/benchmarks.md). Then builds the embedded store's
+// prebuilt data directory into dist/store-template/ (src/store/data-template.ts). Run by `npm run build` and, with
 // --if-possible, by `npm install`/`npm ci` (the `prepare` script): there a failed or impossible build (no
 // TypeScript in a production install) only prints why, and bin/order-desk.js runs the sources through tsx.
 import { spawnSync } from "node:child_process";
@@ -49,6 +50,20 @@ for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) 
   const to = join(dist, relative(src, from));
   mkdirSync(dirname(to), { recursive: true });
   cpSync(from, to);
+}
+// The embedded store's prebuilt data directory (src/store/data-template.ts): a first start unpacks it instead of
+// running initdb. A build without it still works: a new embedded store is then created with initdb, as before.
+const template = spawnSync(
+  process.execPath,
+  [join(dist, "cli", "build-store-template.js"), join(dist, "store-template")],
+  { cwd: root, stdio: ["ignore", "inherit", "inherit"] },
+);
+if (template.status !== 0) {
+  rmSync(join(dist, "store-template"), { recursive: true, force: true });
+  console.warn(
+    `order-desk: no prebuilt data directory (its build exited with ${template.status ?? template.signal}); ` +
+      "a new embedded store will be created with initdb, which takes a few seconds longer.",
+  );
 }
 // Written last: bin/order-desk.js uses dist/ only while no source file is newer than this stamp.
 writeFileSync(join(dist, "BUILT"), `${new Date().toISOString()}\n`);

@@ -19,11 +19,17 @@
  * catch a programming mistake the tests already catch.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import pg from "pg";
 import { type Logger, pino } from "pino";
+import {
+  BUILT_DATA_TEMPLATE_DIR,
+  checkDataTemplate,
+  needsCreating,
+  restoreDataTemplate,
+} from "./data-template.ts";
 import {
   QueryOutsideTransactionError,
   StoreClosedError,
@@ -91,6 +97,11 @@ export interface OpenStoreOptions {
   migrate?: boolean;
   /** Embedded store only: start an empty store from a `dumpDataDir()` tarball (tests use a migrated template). */
   pgliteTemplate?: Blob;
+  /**
+   * Embedded store on disk only: the prebuilt data directory a new store is unpacked from (data-template.ts);
+   * default the one `npm run build` made, `null` to always run initdb. Used only when it suits this install.
+   */
+  pgliteDataTemplate?: string | null;
   /** Throw `QueryOutsideTransactionError` for a query on the store inside its own transaction (default off; tests). */
   guardTransactions?: boolean;
   logger?: Logger;
@@ -169,37 +180,98 @@ async function openPglite(dataDir: string, options: OpenStoreOptions, logger: Lo
   const inMemory = dataDir.startsWith("memory://");
   let lock: DirLock | null = null;
   let pgDir = dataDir;
-  if (!inMemory) {
-    const dir = resolve(dataDir);
-    mkdirSync(dir, { recursive: true });
-    lock = acquireDirLock(dir);
-    pgDir = join(dir, PGLITE_SUBDIR);
-  }
-  let pglite: PGlite;
+  let fromTemplate = false;
   try {
-    pglite = await PGlite.create({
-      dataDir: pgDir,
-      ...(options.pgliteTemplate && { loadDataDir: options.pgliteTemplate }),
-      // A new 16 MB WAL segment is zero-filled by default, which on PGlite runs on the Node thread: a COMMIT
-      // stalled 40-50 ms every 16 MB of WAL (about once a second under a burst of modal submits, the p99 of
-      // `npm run bench -- slack-ack`). Zero-filling reserves the disk space up front; PGlite runs with
-      // fsync off, so it buys nothing here, and with it off only the segment's last byte is written.
-      postgresqlconf: ["wal_init_zero = off"],
+    if (!inMemory) {
+      const dir = resolve(dataDir);
+      mkdirSync(dir, { recursive: true });
+      lock = acquireDirLock(dir);
+      pgDir = join(dir, PGLITE_SUBDIR);
+      const template =
+        options.pgliteDataTemplate === undefined ? BUILT_DATA_TEMPLATE_DIR : options.pgliteDataTemplate;
+      if (template !== null && !options.pgliteTemplate && needsCreating(pgDir))
+        fromTemplate = await createFromTemplate(template, pgDir, logger);
+    }
+    let pglite: PGlite;
+    try {
+      pglite = await createPglite(
+        pgDir,
+        options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {},
+      );
+    } catch (error) {
+      if (!fromTemplate) throw error;
+      // Nothing but the template is in it yet: start again the way a store was always created.
+      logger.warn(
+        { err: error },
+        "the store made from the prebuilt data directory did not start; creating it with initdb",
+      );
+      rmSync(pgDir, { recursive: true, force: true });
+      pglite = await createPglite(pgDir, {});
+    }
+    return pgliteStore(pglite, {
+      dataDir: inMemory ? null : resolve(dataDir),
+      lock,
+      logger,
+      label: dataDir,
+      guardTransactions: options.guardTransactions ?? false,
     });
   } catch (error) {
     lock?.release();
     throw error;
   }
-  return pgliteStore(pglite, {
-    dataDir: inMemory ? null : resolve(dataDir),
-    lock,
-    logger,
-    label: dataDir,
-    guardTransactions: options.guardTransactions ?? false,
-  });
 }
 
-function pgliteStore(
+/**
+ * What PGlite's PostgreSQL runs with (it rewrites `postgresql.conf` with these on every start, so they apply
+ * to stores made before they changed too).
+ *
+ * - `shared_buffers = 16MB` (PostgreSQL's default is 128MB): PGlite touches all of its shared memory at start, so
+ *   the whole buffer pool was resident from the first second, ≈ 150 MB of an idle process's ≈ 390 MB. Order
+ *   Desk's tables of a single instance fit in 16 MB many times over, and a page that is not in the pool is
+ *   one read from the OS's page cache. `wal_buffers` follows it (1/32, 512 kB).
+ * - `wal_init_zero = off`: a new 16 MB WAL segment is zero-filled by default, which on PGlite runs on the Node
+ *   thread: a COMMIT stalled 40-50 ms every 16 MB of WAL (about once a second under a burst of modal submits, the
+ *   p99 of `npm run bench -- slack-ack`). Zero-filling reserves the disk space up front; PGlite runs with fsync
+ *   off, so it buys nothing here, and with it off only the segment's last byte is written.
+ */
+export const PGLITE_CONF: readonly string[] = ["shared_buffers = 16MB", "wal_init_zero = off"];
+
+export function createPglite(
+  dataDir: string,
+  extra: Pick<PGliteOptions, "loadDataDir"> & { conf?: readonly string[] } = {},
+): Promise<PGlite> {
+  const { conf = [], ...rest } = extra;
+  return PGlite.create({ dataDir, ...rest, postgresqlconf: [...PGLITE_CONF, ...conf] });
+}
+
+/** Unpacks the prebuilt data directory into `pgDir` when it suits this install; says why not otherwise. */
+async function createFromTemplate(template: string, pgDir: string, logger: Logger): Promise<boolean> {
+  const check = checkDataTemplate(template);
+  if (!check.usable) {
+    logger.info(
+      { reason: check.reason },
+      "creating the embedded store with initdb (a few seconds): no usable prebuilt data directory",
+    );
+    return false;
+  }
+  const started = performance.now();
+  try {
+    const { bytesWritten } = await restoreDataTemplate(template, pgDir);
+    logger.info(
+      { ms: Math.round(performance.now() - started), bytesWritten },
+      "embedded store created from the prebuilt data directory",
+    );
+    return true;
+  } catch (error) {
+    logger.warn(
+      { err: error, template },
+      "the prebuilt data directory could not be unpacked; creating the store with initdb",
+    );
+    return false;
+  }
+}
+
+export function pgliteStore(
   pglite: PGlite,
   opts: {
     dataDir: string | null;
@@ -224,28 +296,6 @@ function pgliteStore(
       }
     },
   );
-}
-
-/**
- * A migrated, empty embedded store as a tarball, for `openStore({ pgliteTemplate })`: loading it takes a
- * fraction of a second where creating a store from scratch (initdb) takes seconds. Tests cache it on disk.
- */
-export async function buildPgliteTemplate(options: { logger?: Logger } = {}): Promise<Blob> {
-  const logger = options.logger ?? pino({ level: "silent" });
-  const pglite = await PGlite.create({ dataDir: "memory://" });
-  const store = pgliteStore(pglite, {
-    dataDir: null,
-    lock: null,
-    logger,
-    label: "memory://",
-    guardTransactions: false,
-  });
-  try {
-    await runMigrations(store, { logger });
-    return await pglite.dumpDataDir("none");
-  } finally {
-    await store.close();
-  }
 }
 
 interface StoreShape {
