@@ -28,6 +28,7 @@ import {
   BUILT_DATA_TEMPLATE_DIR,
   checkDataTemplate,
   needsCreating,
+  PGLITE_SUBDIR,
   restoreDataTemplate,
 } from "./data-template.ts";
 import {
@@ -107,8 +108,7 @@ export interface OpenStoreOptions {
   logger?: Logger;
 }
 
-/** Directory inside `dataDir` holding PGlite's files; the lock file sits beside it. */
-export const PGLITE_SUBDIR = "pgdata";
+export { PGLITE_SUBDIR };
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,40}$/;
 
@@ -118,6 +118,10 @@ interface TxContext {
 }
 const txContext = new AsyncLocalStorage<TxContext>();
 
+import v8scratch from "node:v8";
+
+if (process.env.OD_WASM_BUDGET)
+  v8scratch.setFlagsFromString(`--wasm-tiering-budget=${process.env.OD_WASM_BUDGET}`);
 export async function openStore(options: OpenStoreOptions = {}): Promise<Store> {
   const logger = options.logger ?? pino({ level: "silent" });
   const store = options.databaseUrl
