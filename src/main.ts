@@ -19,10 +19,8 @@ import { showOrder } from "./orders/show-order.ts";
 import { workPostUpdates } from "./orders/updates/post-update.ts";
 import { createSlackChat } from "./orders/updates/slack-chat.ts";
 import { createSlackWorkflowFunctions, withWorkflowSteps } from "./orders/workflow/index.ts";
-import { createSecretsManagerClient } from "./secrets/client.ts";
 import { ExpiryWatch } from "./secrets/expiry.ts";
 import { createApiKeyProvider } from "./secrets/factory.ts";
-import { createWebhookSecretSource } from "./secrets/webhook-secrets.ts";
 import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "./slack/app.ts";
 import { orderMessage } from "./slack/blocks/order-message.ts";
 import * as functions from "./slack/listeners/functions/index.ts";
@@ -128,13 +126,20 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       logger,
       clientOptions: secretsClientOptions,
     });
+    // The AWS SDK is loaded only when a secret lives in Secrets Manager (it is ≈ 1 MB of code to start).
     const webhookSecrets = config.webhooks.secretId
-      ? createWebhookSecretSource({
-          client: createSecretsManagerClient(secretsClientOptions),
-          secretId: config.webhooks.secretId,
-          ttlMs: config.apiKey.cacheTtlMs,
-          logger,
-        })
+      ? await (async (secretId: string) => {
+          const [{ createWebhookSecretSource }, { createSecretsManagerClient }] = await Promise.all([
+            import("./secrets/webhook-secrets.ts"),
+            import("./secrets/client.ts"),
+          ]);
+          return createWebhookSecretSource({
+            client: createSecretsManagerClient(secretsClientOptions),
+            secretId,
+            ttlMs: config.apiKey.cacheTtlMs,
+            logger,
+          });
+        })(config.webhooks.secretId)
       : () => config.webhooks.secrets;
 
     const botIdentity = await botIdentityCheck;

@@ -119,10 +119,6 @@ interface TxContext {
 }
 const txContext = new AsyncLocalStorage<TxContext>();
 
-import v8scratch from "node:v8";
-
-if (process.env.OD_WASM_BUDGET)
-  v8scratch.setFlagsFromString(`--wasm-tiering-budget=${process.env.OD_WASM_BUDGET}`);
 export async function openStore(options: OpenStoreOptions = {}): Promise<Store> {
   const logger = options.logger ?? pino({ level: "silent" });
   const store = options.databaseUrl
@@ -252,20 +248,25 @@ export function createPglite(
 
 /**
  * V8 runs WebAssembly first as baseline code and recompiles a function with its optimising compiler once it has
- * run for a "tiering budget". PostgreSQL's start-up runs much of its code just long enough for that: at the
- * default budget, opening a store recompiled it on V8's background threads, ≈ 0.5 s of CPU on a 2-core machine
- * during the start, and the optimised code and the compiler's memory stayed resident: a bare PGlite idled at
- * 180–200 MB against 122–135 MB with a budget 100 times larger (the app: 0.5 s less CPU to /readyz, 20–40 MB
- * less idle). What runs for every request (the executor, WAL insertion) still reaches the optimising compiler
- * within seconds of steady load. V8 reads the budget when an instance is created; set once, before PGlite's
- * first. (`setFlagsFromString` after start-up is outside what Node promises; this flag's effect is measured
- * above.)
+ * run for a "tiering budget" (default 1,800,000). PostgreSQL's start-up runs much of its code just long enough
+ * for that: at the default, opening a store recompiled it on V8's background threads (≈ 0.5 s of CPU on a
+ * 2-core machine during the start) and the optimised code and the compiler's memory stayed resident. Measured
+ * with `order-desk start` (idle RSS, warm / first start, one run each): 100× 195–203 / 203–224 MB,
+ * 300× 186–193 / 209–215 MB, 500× 179–182 / 183–189 MB, 1000× 163–166 / 172 MB; 500× takes 0.2–0.3 s less
+ * CPU to /readyz than 100×.
+ * 500× is used: below 200 MB with a margin. What runs on every request still reaches the optimising compiler
+ * under sustained load; `npm run bench -- slack-ack webhooks`, PGlite, alternating runs at 100× / 1000× (which
+ * bracket it): ack p99 1.31, 1.43 / 1.40, 1.33× the ack-only app, acks 0.74, 0.75 / 0.69, 0.68× its rate, ingest
+ * 4,478, 5,069 / 4,348, 5,749 events/s. V8 reads the budget when an instance is created: it is set once, before
+ * PGlite's first. (`setFlagsFromString` after start-up is outside what Node promises; this flag's effect is
+ * measured above.)
  */
+const WASM_TIERING_BUDGET = 900_000_000;
 let tieringSet = false;
 function tierUpOnlyHotWasm(): void {
   if (tieringSet) return;
   tieringSet = true;
-  v8.setFlagsFromString("--wasm-tiering-budget=180000000");
+  v8.setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
 }
 
 /** Unpacks the prebuilt data directory into `pgDir` when it suits this install; says why not otherwise. */
