@@ -48,6 +48,8 @@ interface OpenFile {
   /** The file's writes, in order; each waits for the one before. */
   writes: Promise<FileHandle>;
   pendingBytes: number;
+  /** Where the last byte written ends: the file is extended to its size only when holes end it. */
+  writtenEnd: number;
 }
 
 /** A file's bytes are written in runs of this many (whole pages), or whole when it is not longer. */
@@ -74,7 +76,7 @@ export async function extractTar(
     const closing = done.writes
       .then(async (handle) => {
         try {
-          await handle.truncate(done.size);
+          if (done.writtenEnd < done.size) await handle.truncate(done.size);
         } finally {
           await handle.close();
         }
@@ -91,8 +93,9 @@ export async function extractTar(
   const write = (target: OpenFile, data: Buffer, position: number) => {
     target.pendingBytes += data.length;
     target.writes = target.writes.then(async (handle) => {
-      const written = await writeSparse(handle, data, position);
+      const { written, end } = await writeSparse(handle, data, position);
       bytesWritten += written;
+      target.writtenEnd = Math.max(target.writtenEnd, end);
       target.pendingBytes -= data.length;
       return handle;
     });
@@ -153,6 +156,7 @@ export async function extractTar(
               heldBytes: 0,
               writes: open(join(dir, entry.name), "wx", 0o600),
               pendingBytes: 0,
+              writtenEnd: 0,
             };
             if (entry.size === 0) finish(opened);
             else file = opened;
@@ -208,13 +212,21 @@ function safeName(name: string): string {
   return normalized;
 }
 
-/** Writes `data` at `position`, skipping its all-zero pages (`position` is a page boundary); returns the bytes written. */
-async function writeSparse(handle: FileHandle, data: Buffer, position: number): Promise<number> {
+/**
+ * Writes `data` at `position` (a page boundary), skipping its all-zero pages; returns the bytes written and where
+ * the last of them ends in the file (0 when none were).
+ */
+async function writeSparse(
+  handle: FileHandle,
+  data: Buffer,
+  position: number,
+): Promise<{ written: number; end: number }> {
   let written = 0;
+  let end = 0;
   let runStart = -1;
   for (let at = 0; ; at += PAGE) {
-    const end = Math.min(at + PAGE, data.length);
-    const zero = at >= data.length || data.subarray(at, end).equals(ZEROS.subarray(0, end - at));
+    const pageEnd = Math.min(at + PAGE, data.length);
+    const zero = at >= data.length || data.subarray(at, pageEnd).equals(ZEROS.subarray(0, pageEnd - at));
     if (!zero) {
       if (runStart < 0) runStart = at;
       continue;
@@ -225,8 +237,9 @@ async function writeSparse(handle: FileHandle, data: Buffer, position: number): 
         from += (await handle.write(data, from, runEnd - from, position + from)).bytesWritten;
       }
       written += runEnd - runStart;
+      end = position + runEnd;
       runStart = -1;
     }
-    if (at >= data.length) return written;
+    if (at >= data.length) return { written, end };
   }
 }
