@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// The `order-desk` command. It runs the compiled app in dist/ (plain JavaScript: less memory, faster start),
-// which `npm run build` makes (so does `npm install` in a checkout, through the `prepare` script). The image
-// ships dist/ alone. In a checkout where a file under src/ changed since the build, or that was never built,
-// it runs the TypeScript sources through tsx (a development dependency), so an edit is never hidden behind a
-// stale build; where tsx is not installed it says to run `npm run build` instead.
+// The `order-desk` command. It runs the compiled app (plain JavaScript: less memory, faster start), which
+// `npm run build` makes (so does `npm install` in a checkout, through the `prepare` script): the bundle in
+// dist/bundle/ when there is one, else dist/ file by file. The image ships the build alone. In a checkout where a
+// file under src/ changed since the build, or that was never built, it runs the TypeScript sources through tsx (a
+// development dependency), so an edit is never hidden behind a stale build; where tsx is not installed it says to
+// run `npm run build` instead.
 import { existsSync } from "node:fs";
 import { builtAndFresh } from "./build-state.js";
 
@@ -11,7 +12,8 @@ const hasBuild = existsSync(new URL("../dist/cli/main.js", import.meta.url));
 const hasSources = existsSync(new URL("../src/cli/main.ts", import.meta.url));
 
 if (hasBuild && (!hasSources || builtAndFresh())) {
-  await import("../dist/cli/main.js");
+  const bundled = new URL("../dist/bundle/main.js", import.meta.url);
+  await import(existsSync(bundled) ? bundled.href : "../dist/cli/main.js");
 } else {
   let tsx;
   try {

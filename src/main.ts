@@ -22,10 +22,8 @@ import { createSlackChat } from "./orders/updates/slack-chat.ts";
 import { updatesFor } from "./orders/updates/verbosity.ts";
 import { createSlackWorkflowFunctions, withWorkflowSteps } from "./orders/workflow/index.ts";
 import { redactUrl } from "./redact-url.ts";
-import { createSecretsManagerClient } from "./secrets/client.ts";
 import { ExpiryWatch } from "./secrets/expiry.ts";
-import { createApiKeyProvider } from "./secrets/factory.ts";
-import { createWebhookSecretSource } from "./secrets/webhook-secrets.ts";
+import { createApiKeyProvider, createWebhookSecrets } from "./secrets/factory.ts";
 import { isNotFound, slackApiNotFoundHint } from "./slack/api-url.ts";
 import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "./slack/app.ts";
 import { orderMessage } from "./slack/blocks/order-message.ts";
@@ -135,14 +133,13 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       logger,
       clientOptions: secretsClientOptions,
     });
-    const webhookSecrets = config.webhooks.secretId
-      ? createWebhookSecretSource({
-          client: createSecretsManagerClient(secretsClientOptions),
-          secretId: config.webhooks.secretId,
-          ttlMs: config.apiKey.cacheTtlMs,
-          logger,
-        })
-      : () => config.webhooks.secrets;
+    const webhookSecrets = await createWebhookSecrets({
+      secretId: config.webhooks.secretId,
+      secrets: config.webhooks.secrets,
+      ttlMs: config.apiKey.cacheTtlMs,
+      logger,
+      clientOptions: secretsClientOptions,
+    });
 
     const botIdentity = await botIdentityCheck;
     // One pace per channel for every post of this process: order messages, replies and alerts.

@@ -4,11 +4,10 @@
 import type { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import type { Logger } from "pino";
 import type { BackoffOptions } from "./cache.ts";
-import { createSecretsManagerClient, type SecretsManagerClientOptions } from "./client.ts";
+import type { SecretsManagerClientOptions } from "./client.ts";
 import { ENV_KEY_SOURCE, EnvKeyProvider } from "./env-provider.ts";
 import { SecretsConfigurationError } from "./errors.ts";
-import { SecretsManagerKeyProvider } from "./secrets-manager-provider.ts";
-import type { ApiKeyProvider } from "./types.ts";
+import type { ApiKey, ApiKeyProvider } from "./types.ts";
 
 export interface CreateApiKeyProviderOptions {
   /** SUPPLIER_API_KEY_SECRET_ID: the default secret (profiles may name others). */
@@ -52,18 +51,66 @@ export function createApiKeyProvider(options: CreateApiKeyProviderOptions): Conf
     return { provider, source: "env", secretId: ENV_KEY_SOURCE };
   }
   if (secretId) {
-    const provider = new SecretsManagerKeyProvider({
-      client: options.client ?? createSecretsManagerClient(options.clientOptions),
-      ...(options.logger ? { logger: options.logger } : {}),
-      ...(options.now ? { now: options.now } : {}),
-      ...(options.ttlMs !== undefined ? { ttlMs: options.ttlMs } : {}),
-      ...(options.backoff ? { backoff: options.backoff } : {}),
-    });
-    return { provider, source: "secrets-manager", secretId };
+    return { provider: lazySecretsManagerProvider(options), source: "secrets-manager", secretId };
   }
   throw new SecretsConfigurationError(
     "No supplier API key is configured. Set SUPPLIER_API_KEY_SECRET_ID to the AWS Secrets Manager secret holding " +
       "the key (production), or SUPPLIER_API_KEY to the key itself (local use only).",
     null,
   );
+}
+
+/**
+ * The Secrets Manager provider, built when a key is first asked for: the AWS SDK (≈ 1 MB of code, with its
+ * own start-up work) is loaded then, off the start-up path, and never by an install that keeps its key in
+ * the environment.
+ */
+function lazySecretsManagerProvider(options: CreateApiKeyProviderOptions): ApiKeyProvider {
+  let loading: Promise<ApiKeyProvider> | null = null;
+  const load = () => {
+    loading ??= (async () => {
+      const [{ SecretsManagerKeyProvider }, { createSecretsManagerClient }] = await Promise.all([
+        import("./secrets-manager-provider.ts"),
+        import("./client.ts"),
+      ]);
+      return new SecretsManagerKeyProvider({
+        client: options.client ?? createSecretsManagerClient(options.clientOptions),
+        ...(options.logger ? { logger: options.logger } : {}),
+        ...(options.now ? { now: options.now } : {}),
+        ...(options.ttlMs !== undefined ? { ttlMs: options.ttlMs } : {}),
+        ...(options.backoff ? { backoff: options.backoff } : {}),
+      });
+    })();
+    return loading;
+  };
+  return {
+    getKey: async (secretId): Promise<ApiKey> => (await load()).getKey(secretId),
+    refresh: async (secretId): Promise<ApiKey> => (await load()).refresh(secretId),
+    previous: async (secretId): Promise<ApiKey | null> => (await load()).previous(secretId),
+  };
+}
+
+/**
+ * The webhook secrets: those in the environment, or a Secrets Manager secret's (WEBHOOK_SECRET_ID), the AWS SDK
+ * loaded only then. The result answers `getSecrets({ refresh })` as the webhook receiver asks.
+ */
+export async function createWebhookSecrets(options: {
+  secretId: string | undefined;
+  secrets: readonly string[];
+  ttlMs: number;
+  logger: Logger;
+  clientOptions: SecretsManagerClientOptions;
+}): Promise<(request?: { refresh?: boolean }) => readonly string[] | Promise<readonly string[]>> {
+  const { secretId } = options;
+  if (!secretId) return () => options.secrets;
+  const [{ createWebhookSecretSource }, { createSecretsManagerClient }] = await Promise.all([
+    import("./webhook-secrets.ts"),
+    import("./client.ts"),
+  ]);
+  return createWebhookSecretSource({
+    client: createSecretsManagerClient(options.clientOptions),
+    secretId,
+    ttlMs: options.ttlMs,
+    logger: options.logger,
+  });
 }

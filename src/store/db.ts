@@ -19,11 +19,12 @@
  * catch a programming mistake the tests already catch.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { type Logger, pino } from "pino";
+import { BUILT_DATA_TEMPLATE_DIR, needsCreating, PGLITE_SUBDIR } from "./data-template.ts";
 import {
   QueryOutsideTransactionError,
   StoreClosedError,
@@ -32,7 +33,11 @@ import {
 } from "./errors.ts";
 import { acquireDirLock, type DirLock } from "./lock.ts";
 import { runMigrations } from "./migrate.ts";
+import { createFromTemplate, createPglite } from "./pglite-instance.ts";
 import { createPglitePool } from "./pglite-pg.ts";
+
+export { createPglite, PGLITE_CONF } from "./pglite-instance.ts";
+
 import { runNamed, StatementNames } from "./statements.ts";
 
 /** Rows are typed by the repository that reads them (the database is our own boundary, already validated). */
@@ -91,13 +96,17 @@ export interface OpenStoreOptions {
   migrate?: boolean;
   /** Embedded store only: start an empty store from a `dumpDataDir()` tarball (tests use a migrated template). */
   pgliteTemplate?: Blob;
+  /**
+   * Embedded store on disk only: the prebuilt data directory a new store is unpacked from (data-template.ts);
+   * default the one `npm run build` made, `null` to always run initdb. Used only when it suits this install.
+   */
+  pgliteDataTemplate?: string | null;
   /** Throw `QueryOutsideTransactionError` for a query on the store inside its own transaction (default off; tests). */
   guardTransactions?: boolean;
   logger?: Logger;
 }
 
-/** Directory inside `dataDir` holding PGlite's files; the lock file sits beside it. */
-export const PGLITE_SUBDIR = "pgdata";
+export { PGLITE_SUBDIR };
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,40}$/;
 
@@ -169,37 +178,48 @@ async function openPglite(dataDir: string, options: OpenStoreOptions, logger: Lo
   const inMemory = dataDir.startsWith("memory://");
   let lock: DirLock | null = null;
   let pgDir = dataDir;
-  if (!inMemory) {
-    const dir = resolve(dataDir);
-    mkdirSync(dir, { recursive: true });
-    lock = acquireDirLock(dir);
-    pgDir = join(dir, PGLITE_SUBDIR);
-  }
-  let pglite: PGlite;
+  let fromTemplate = false;
   try {
-    pglite = await PGlite.create({
-      dataDir: pgDir,
-      ...(options.pgliteTemplate && { loadDataDir: options.pgliteTemplate }),
-      // A new 16 MB WAL segment is zero-filled by default, which on PGlite runs on the Node thread: a COMMIT
-      // stalled 40-50 ms every 16 MB of WAL (about once a second under a burst of modal submits, the p99 of
-      // `npm run bench -- slack-ack`). Zero-filling reserves the disk space up front; PGlite runs with
-      // fsync off, so it buys nothing here, and with it off only the segment's last byte is written.
-      postgresqlconf: ["wal_init_zero = off"],
+    if (!inMemory) {
+      const dir = resolve(dataDir);
+      mkdirSync(dir, { recursive: true });
+      lock = acquireDirLock(dir);
+      pgDir = join(dir, PGLITE_SUBDIR);
+      const template =
+        options.pgliteDataTemplate === undefined ? BUILT_DATA_TEMPLATE_DIR : options.pgliteDataTemplate;
+      if (template !== null && !options.pgliteTemplate && needsCreating(pgDir))
+        fromTemplate = await createFromTemplate(template, pgDir, logger);
+    }
+    let pglite: PGlite;
+    try {
+      pglite = await createPglite(
+        pgDir,
+        options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {},
+      );
+    } catch (error) {
+      if (!fromTemplate) throw error;
+      // Nothing but the template is in it yet: start again the way a store was always created.
+      logger.warn(
+        { err: error },
+        "the store made from the prebuilt data directory did not start; creating it with initdb",
+      );
+      rmSync(pgDir, { recursive: true, force: true });
+      pglite = await createPglite(pgDir, {});
+    }
+    return pgliteStore(pglite, {
+      dataDir: inMemory ? null : resolve(dataDir),
+      lock,
+      logger,
+      label: dataDir,
+      guardTransactions: options.guardTransactions ?? false,
     });
   } catch (error) {
     lock?.release();
     throw error;
   }
-  return pgliteStore(pglite, {
-    dataDir: inMemory ? null : resolve(dataDir),
-    lock,
-    logger,
-    label: dataDir,
-    guardTransactions: options.guardTransactions ?? false,
-  });
 }
 
-function pgliteStore(
+export function pgliteStore(
   pglite: PGlite,
   opts: {
     dataDir: string | null;
@@ -224,28 +244,6 @@ function pgliteStore(
       }
     },
   );
-}
-
-/**
- * A migrated, empty embedded store as a tarball, for `openStore({ pgliteTemplate })`: loading it takes a
- * fraction of a second where creating a store from scratch (initdb) takes seconds. Tests cache it on disk.
- */
-export async function buildPgliteTemplate(options: { logger?: Logger } = {}): Promise<Blob> {
-  const logger = options.logger ?? pino({ level: "silent" });
-  const pglite = await PGlite.create({ dataDir: "memory://" });
-  const store = pgliteStore(pglite, {
-    dataDir: null,
-    lock: null,
-    logger,
-    label: "memory://",
-    guardTransactions: false,
-  });
-  try {
-    await runMigrations(store, { logger });
-    return await pglite.dumpDataDir("none");
-  } finally {
-    await store.close();
-  }
 }
 
 interface StoreShape {

@@ -67,6 +67,36 @@ describe.each(TEST_BACKENDS)("jobs on %s", (backend) => {
     jobs = null;
   });
 
+  it("creates missing queues, applies a changed policy, and leaves unchanged queues alone on a restart", async () => {
+    const restart = async (options: Partial<JobsOptions> = {}) => {
+      const j = await startJobs(options);
+      await j.stop({ graceMs: 0 });
+      const { rows } = await store.query<{ name: string; retry_limit: number; updated_on: Date }>(
+        `SELECT name, retry_limit, updated_on FROM ${j.schema}.queue ORDER BY name`,
+      );
+      return rows.map((q) => ({
+        name: q.name,
+        retryLimit: q.retry_limit,
+        updatedOn: q.updated_on.getTime(),
+      }));
+    };
+    const first = await restart();
+    expect(first.map((q) => [q.name, q.retryLimit])).toEqual([
+      ["place-order", 2],
+      ["post-update", 2],
+    ]);
+    expect(await restart()).toEqual(first);
+
+    const changed = await restart({
+      policies: { ...fastRetries, "post-update": { ...fastRetries["post-update"]!, retryLimit: 5 } },
+    });
+    expect(changed.map((q) => [q.name, q.retryLimit])).toEqual([
+      ["place-order", 2],
+      ["post-update", 5],
+    ]);
+    expect(changed[0]).toEqual(first[0]);
+  });
+
   it("runs a sent job once, with its data and attempt number, woken at once in the same process", async () => {
     // A long poll: only the wake-up on send can start the job quickly.
     const j = await startJobs({ pollIntervalMs: 10_000 });

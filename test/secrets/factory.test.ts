@@ -48,8 +48,10 @@ describe("createApiKeyProvider", () => {
     });
 
     expect(configured.source).toBe("secrets-manager");
-    expect(configured.provider).toBeInstanceOf(SecretsManagerKeyProvider);
+    // Built on first use (the AWS SDK loads then); every call goes to Secrets Manager's provider.
     expect((await configured.provider.getKey(configured.secretId)).value).toBe(key);
+    expect((await configured.provider.refresh(configured.secretId)).stage).toBe("AWSCURRENT");
+    expect(await configured.provider.previous(configured.secretId)).toBeNull();
   });
 
   it("uses the environment key and warns once in production mode, without the key", async () => {
