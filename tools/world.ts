@@ -15,6 +15,7 @@ import { generateTestKey } from "../src/sandbox/keys.ts";
 import { type SandboxHandle, type SandboxOptions, startSandbox } from "../src/sandbox/sandbox.ts";
 import { type FakeSecretsManager, startFakeSecretsManager } from "./fake-secrets-manager.ts";
 import { type FakeSlack, type FakeSlackOptions, SlackUser, startFakeSlack } from "./fake-slack/index.ts";
+import { fakeSlackToken } from "./fake-tokens.ts";
 import { createSlackRequests, type SlackRequests } from "./slack-requests.ts";
 
 export const EXAMPLE_CUSTOMER_CONFIG = fileURLToPath(
@@ -114,7 +115,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const keys = Array.from({ length: 1 + (options.extraKeys ?? 0) }, () => generateTestKey());
   const botToken = options.botToken ?? `xoxb-${randomBytes(12).toString("hex")}`;
   const signingSecret = options.signingSecret ?? randomBytes(16).toString("hex");
-  const appToken = `xapp-1-A0ORDERDSK-1-${randomBytes(12).toString("hex")}`;
+  const appToken = fakeSlackToken("xapp", randomBytes(12).toString("hex"));
   const slackMode = options.slackMode ?? "http";
   const closers: Array<() => Promise<unknown>> = [];
   const desks: OrderDesk[] = [];

@@ -1,12 +1,3 @@
-/**
- * Order Desk's Slack side wired for real, over loopback, for the Slack and Workflow Builder tests, in either
- * transport: HTTP (the Bolt receiver of createSlackApp's HTTP mode on port 0 behind a node:http server, driven
- * by signed requests) or Socket Mode (createSlackApp's socket receiver connected to the fake Slack's WebSocket,
- * driven by envelopes). Around it: the fake Slack Web API, a supplier (the sandbox or a stub), a store of its
- * own, and pg-boss jobs running the real `place-order` handler (optionally wrapped, e.g. by
- * `withWorkflowSteps`). Each harness in test/<area>/support/ adds its own people, channels and helpers on top.
- */
-import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -36,6 +27,7 @@ import {
   type SocketModeOptions,
   startFakeSlack,
 } from "../../tools/fake-slack/index.ts";
+import { fakeSlackToken } from "../../tools/fake-tokens.ts";
 import { createSlackRequests, type SlackRequests } from "../../tools/slack-requests.ts";
 import { createSocketModeRequests } from "../../tools/socket-mode-requests.ts";
 // A store per world: the same file runs worlds of both transports, and a worker of one would take the other's jobs.
@@ -115,7 +107,7 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
   // A store per world: the same scenarios run once per transport in one file, each from an empty database.
   const store = await openTestStore();
   const customer = createCustomer(exampleConfig());
-  const appToken = `xapp-1-A0ORDERDSK-1-${randomBytes(8).toString("hex")}`;
+  const appToken = fakeSlackToken("xapp");
   const fake = await startFakeSlack({
     botToken: options.botToken,
     users: options.users,

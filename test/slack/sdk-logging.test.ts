@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, slackSdkLogger } from "../../src/log.ts";
 import { generateTestKey } from "../../src/sandbox/keys.ts";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
+import { fakeSlackToken } from "../../tools/fake-tokens.ts";
 import { type Harness, HELPDESK, startHarness, VALID_FORM } from "./support/harness.ts";
 
 /** Distinctive values, so a hit in the log can only be a leak. */
@@ -92,7 +93,7 @@ describe("the Slack SDKs' debug lines", () => {
     const kept = sink();
     const sdk = slackSdkLogger(createLogger({ level: "debug", logPersonalData: true }, kept.stream));
     sdk.debug(
-      `http request body: ${JSON.stringify({ channel: "C1", text: "for Quillon", token: "xoxb-1-abcdefgh" })}`,
+      `http request body: ${JSON.stringify({ channel: "C1", text: "for Quillon", token: fakeSlackToken("xoxb", "1-abcdefgh") })}`,
     );
     sdk.debug('ack() response sent (body: {"response_action":"errors"})');
     const [body, ack] = kept.lines();

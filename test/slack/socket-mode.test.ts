@@ -15,12 +15,13 @@ import * as functions from "../../src/slack/listeners/functions/index.ts";
 import { SlackAppTokenRefusedError } from "../../src/slack/socket-errors.ts";
 import { EXAMPLE_DELIVERY } from "../../tools/example-form.ts";
 import { runWorkflowStep, SlackUser, startFakeSlack } from "../../tools/fake-slack/index.ts";
+import { fakeSlackToken } from "../../tools/fake-tokens.ts";
 import { createSocketModeRequests } from "../../tools/socket-mode-requests.ts";
 import { type SlackWorld, startSlackWorld } from "../helpers/slack-world.ts";
 import { onboardingInputs } from "../workflow/support/harness.ts";
 import { captureLog } from "./support/log.ts";
 
-const BOT_TOKEN = "xoxb-sockettest";
+const BOT_TOKEN = fakeSlackToken("xoxb", "sockettest");
 const AGENT = "U0AGENT01";
 const HELPDESK = "C0HELPDESK";
 
@@ -315,7 +316,7 @@ describe("starting", () => {
     });
 
   it("fails with the reason and what to do when Slack refuses the app-level token", async () => {
-    const refused = app("xapp-1-A0ORDERDSK-1-notthetoken", w.fake.apiUrl);
+    const refused = app(fakeSlackToken("xapp", "notthetoken"), w.fake.apiUrl);
     const error = await refused.start().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SlackAppTokenRefusedError);
     expect((error as Error).message).toMatch(/invalid_auth — SLACK_APP_TOKEN is not valid/);
@@ -327,7 +328,7 @@ describe("starting", () => {
     const fake = await startFakeSlack({ botToken: BOT_TOKEN });
     try {
       fake.failNext("apps.connections.open", { httpStatus: 503 }, 5);
-      const late = app("xapp-1-A0ORDERDSK-1-0123", fake.apiUrl);
+      const late = app(fakeSlackToken("xapp", "0123"), fake.apiUrl);
       await late.start();
       expect(late.socketStatus()?.connected).toBe(false);
       await fake.waitFor(() => late.socketStatus()?.connected || undefined, { what: "the first connection" });
@@ -343,7 +344,7 @@ describe("starting", () => {
 
   it("gives up a connection that went silent (no pongs) and opens another", async () => {
     const fake = await startFakeSlack({ botToken: BOT_TOKEN });
-    const silent = app("xapp-1-A0ORDERDSK-1-0123", fake.apiUrl, 600);
+    const silent = app(fakeSlackToken("xapp", "0123"), fake.apiUrl, 600);
     try {
       await silent.start();
       fake.socketMode.stall();

