@@ -2,7 +2,6 @@
  * The composition root: builds every part with its dependencies, starts them in order, and stops them in
  * the reverse order on SIGTERM. No business rule lives here.
  */
-import { LogLevel, WebClient } from "@slack/web-api";
 import type { Logger } from "pino";
 import { type Customer, createCustomer } from "./config/catalog.ts";
 import { loadCustomerConfig } from "./config/customer.ts";
@@ -13,6 +12,7 @@ import { type HttpServer, startHttpServer } from "./http/server.ts";
 import { createJobs, type Jobs, QUEUES } from "./jobs/index.ts";
 import { createLogger } from "./log.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
+import { workApprovals } from "./orders/approvals/jobs.ts";
 import { placeOrderJob } from "./orders/place.ts";
 import type { AdminAlert } from "./orders/ports.ts";
 import { showOrder } from "./orders/show-order.ts";
@@ -24,9 +24,9 @@ import { createSlackWorkflowFunctions, withWorkflowSteps } from "./orders/workfl
 import { redactUrl } from "./redact-url.ts";
 import { ExpiryWatch } from "./secrets/expiry.ts";
 import { createApiKeyProvider, createWebhookSecrets } from "./secrets/factory.ts";
-import { isNotFound, slackApiNotFoundHint } from "./slack/api-url.ts";
 import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "./slack/app.ts";
 import { orderMessage } from "./slack/blocks/order-message.ts";
+import { checkSlackToken } from "./slack/bot-identity.ts";
 import * as functions from "./slack/listeners/functions/index.ts";
 import { openStore, type Store } from "./store/index.ts";
 import { SupplierClient } from "./supplier/client.ts";
@@ -153,6 +153,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       store,
       jobs,
       metrics,
+      approvalMetrics: metrics.approvals,
       socket: { metrics },
       logger,
       pacer,
@@ -201,6 +202,14 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       }),
       { concurrency: 4 },
     );
+    // Orders that need approval: the approvers' DMs, the decision shown, the reminder and the expiry.
+    workApprovals(jobs, {
+      ...slack.context.approvals,
+      notifier: slack.notifier,
+      approvals: slack.approvals,
+      workflowFunctions,
+      onOrderChanged: (order) => slack.home.orderChanged(order),
+    });
     workPostUpdates(jobs, {
       store,
       // Its own client: a 429 re-schedules the job after Retry-After instead of blocking a worker.
@@ -331,34 +340,6 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
   } catch (error) {
     await stopAll();
     throw error;
-  }
-}
-
-/** The bot token must work before anything is served: a clear start-up error beats a crash inside Bolt. */
-async function checkSlackToken(config: Config): Promise<{ botUserId: string; botId: string }> {
-  const client = new WebClient(config.slack.botToken, {
-    timeout: config.slack.timeoutMs,
-    retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1000 },
-    ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
-    logLevel: LogLevel.ERROR,
-  });
-  try {
-    const result = await client.auth.test();
-    if (!result.user_id || !result.bot_id)
-      throw new Error("auth.test did not name a bot user: is SLACK_BOT_TOKEN a bot token?");
-    return { botUserId: result.user_id, botId: result.bot_id };
-  } catch (error) {
-    if (isNotFound(error)) {
-      throw new Error(`Slack's auth.test failed: ${slackApiNotFoundHint(config.slack.apiUrl)}.`, {
-        cause: error,
-      });
-    }
-    const reason = (error as { data?: { error?: string } }).data?.error ?? (error as Error).message;
-    throw new Error(
-      `Slack did not accept the bot token (auth.test: ${reason}). Check SLACK_BOT_TOKEN, that the app is installed in ` +
-        "the workspace, and that this host can reach slack.com (or SLACK_API_URL).",
-      { cause: error },
-    );
   }
 }
 

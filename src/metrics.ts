@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { createApprovalMetrics, type PrometheusApprovalMetrics } from "./metrics-approvals.ts";
 
 /**
  * The Prometheus metrics Order Desk exposes on `/metrics`. One registry per process (not the global
@@ -21,6 +22,8 @@ export interface Metrics {
   slackSocketConnectFailures: Counter<"error">;
   queueDepth: Gauge<"queue">;
   oldestJobAgeSeconds: Gauge<"queue">;
+  /** Approvals requested, decided by outcome, time to decision (./metrics-approvals.ts). */
+  approvals: PrometheusApprovalMetrics;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -117,5 +120,6 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       labelNames: ["queue"],
       registers,
     }),
+    approvals: createApprovalMetrics(registers),
   };
 }

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { DEFAULT_ORDER_TYPE } from "../supplier/schema.ts";
+import { approvalReferenceIssues, approvalSchema } from "./approval-schema.ts";
 
 /** Jira-style keys (`ABC-123`) and bare numbers (`#123`). */
 export const DEFAULT_TICKET_ID_PATTERN = "^(?:[A-Z][A-Z0-9_]{0,19}-[1-9][0-9]{0,9}|#[1-9][0-9]{0,9})$";
@@ -111,6 +112,8 @@ export const profileSchema = z
      * `allowedUsers`/`allowedUserGroups` cannot be applied to it.
      */
     allowWorkflows: z.boolean({ error: "must be true or false" }).default(false),
+    /** Orders that need an approver's yes before they are placed (./approval-schema.ts); none without it. */
+    approval: approvalSchema.optional(),
   })
   .refine((p) => p.allowedUsers.length + p.allowedUserGroups.length > 0, {
     error:
@@ -197,6 +200,7 @@ export const customerConfigSchema = z
         });
       names.add(profile.name);
     });
+    for (const issue of approvalReferenceIssues(config)) ctx.addIssue({ code: "custom", ...issue });
   });
 
 export type CustomerConfigInput = z.input<typeof customerConfigSchema>;

@@ -7,12 +7,18 @@
  *   supplier answering INTERNAL_SERVER_ERROR or unreachable for hours still gets the order in the end.
  * - post-update: 8 retries from 5 s → retried for ~20–40 min (a Slack 429 is not a failure: the handler throws
  *   `RetryLaterError(retryAfterMs)` and the job is re-scheduled without using up an attempt).
+ * - approval-*: the approval's Slack side (DMs, the decision shown, the reminder) and its expiry
+ *   (src/orders/approvals/jobs.ts), one job per order each, with deterministic ids.
  * `expireInSeconds` bounds one run: a handler still running then is aborted (its `signal` fires) and the job
  * is retried; on PostgreSQL it is also how a job held by a replica that died is found and retried.
  */
 export const QUEUES = {
   placeOrder: "place-order",
   postUpdate: "post-update",
+  approvalRequest: "approval-request",
+  approvalDecision: "approval-decision",
+  approvalReminder: "approval-reminder",
+  approvalExpiry: "approval-expiry",
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -32,6 +38,10 @@ export interface QueuePolicy {
 export const DEFAULT_POLICIES: Readonly<Record<QueueName, QueuePolicy>> = {
   "place-order": { retryLimit: 10, retryDelaySeconds: 15, retryBackoff: true, expireInSeconds: 300 },
   "post-update": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
+  "approval-request": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
+  "approval-decision": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
+  "approval-reminder": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
+  "approval-expiry": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
 };
 
 export function isQueueName(value: string): value is QueueName {

@@ -89,7 +89,8 @@ export function createBatchedIntake(
       const key = s.origin.idempotencyKey;
       if (firstByKey.has(key)) continue;
       firstByKey.set(key, s);
-      (s.draft.externalDocumentNumber === "" ? generated : rest).push(s);
+      // An order that waits for approval takes the one-at-a-time path, which asks for it.
+      (s.draft.externalDocumentNumber === "" && !s.approval ? generated : rest).push(s);
     }
     if (generated.length > 1) {
       try {

@@ -49,6 +49,7 @@ import {
   SupplierValidationError,
   UnauthorizedError,
 } from "../supplier/errors.ts";
+import { isApprovalState } from "./approvals/status.ts";
 import { InvalidJobDataError } from "./errors.ts";
 import type { OrderChange, OrderNotifier, PlacementMetrics } from "./ports.ts";
 import { showOrder } from "./show-order.ts";
@@ -123,6 +124,7 @@ function finalChange(order: Order): OrderChange | null {
       : { kind: "failed" };
   }
   if (order.status === "queued" || order.status === "placing") return null;
+  if (isApprovalState(order.status)) return null; // never placed: the approval jobs show it
   return { kind: "placed" };
 }
 

@@ -14,7 +14,9 @@ export type OrderChange =
   /** Not placed yet and retried automatically (supplier unavailable, key rejected): `reason` in plain words. */
   | { kind: "retrying"; reason: string; nextAttemptAt?: Date | undefined }
   /** Given up for good: `order.lastError` says why. */
-  | { kind: "failed" };
+  | { kind: "failed" }
+  /** Waiting for approval, or an approver's decision or the expiry (`order.approval`, src/orders/approvals/). */
+  | { kind: "approval" };
 
 /**
  * A piece of an alert's text: words, shown as written (a ticket id or a supplier's message in them is never read

@@ -25,6 +25,8 @@ import {
 } from "../store/repositories/orders.ts";
 import { checkOrderRequest } from "../supplier/rules.ts";
 import type { CreateOrderRequest } from "../supplier/schema.ts";
+import { approvalForResubmission, approvalRequestFor, requestApproval } from "./approvals/request.ts";
+import { type MatchedRule, matchApprovalRule } from "./approvals/rules.ts";
 import type { Authorizer } from "./authorization.ts";
 import { checkDraft } from "./check.ts";
 import type { OrderDraft } from "./draft.ts";
@@ -128,6 +130,8 @@ export interface AcceptedSubmission {
    * (the number `1` of its pattern), replaced when the number is taken.
    */
   request: CreateOrderRequest;
+  /** The profile's approval rule the order matched: it waits for an approver instead of being placed. */
+  approval?: MatchedRule | null;
 }
 
 /** Stores accepted submissions; the Slack app's commits several at once (see `./intake.ts`). */
@@ -163,7 +167,8 @@ export async function acceptSubmission(
   }
   const forbidden = await authorize(deps, checked.profile, origin.requestedBy);
   if (forbidden) return forbidden;
-  return { profile: checked.profile, draft: checked.draft, origin, at, request: checked.request };
+  const approval = matchApprovalRule(checked.profile.approval, checked.request, deps.customer);
+  return { profile: checked.profile, draft: checked.draft, origin, at, request: checked.request, approval };
 }
 
 /** Stores one accepted submission and enqueues its placement, in one transaction of its own. */
@@ -213,6 +218,13 @@ export async function storeSubmission(
         if (!stored.created) throw new AlreadySubmitted(stored.order);
         order = stored.order;
       }
+      if (accepted.approval && profile.approval) {
+        // Waits for an approver: no placement job until one approves (src/orders/approvals/decide.ts).
+        const request = approvalRequestFor(profile.approval, accepted.approval, at);
+        order = await requestApproval(tx, deps.jobs, order, request);
+        logger.info({ orderId: order.id, rule: request.rule }, "order stored; waiting for approval");
+        return { status: "queued", order, created: true };
+      }
       const data: PlaceOrderJobData = { orderId: order.id };
       await deps.jobs.send(QUEUES.placeOrder, data, { id: placeOrderJobId(order.id), tx });
       logQueued(logger, order);
@@ -252,6 +264,7 @@ export function newOrderRow(
     request,
     draft: accepted.draft,
     workflow: origin.workflow ?? null,
+    ...(accepted.approval ? { status: "awaiting_approval" as const } : {}),
   };
 }
 
@@ -319,7 +332,10 @@ export async function resubmitOrder(
   return deps.store.transaction(async (tx): Promise<ResubmitResult> => {
     const order = await getOrderForUpdate(tx, orderId);
     if (!order) throw new OrderNotFoundError(orderId);
-    if (order.status !== "failed" || order.correlationId !== null) {
+    if (
+      !(order.status === "failed" || order.status === "rejected_by_approver") ||
+      order.correlationId !== null
+    ) {
       throw new OrderNotResubmittableError(orderId, order.status);
     }
     let edn = clean.externalDocumentNumber;
@@ -345,6 +361,9 @@ export async function resubmitOrder(
       externalDocumentNumber: edn,
     });
     if (!reset) throw new OrderNotResubmittableError(orderId, order.status);
+    // The corrected order meets the approval rules again (a rejected one is asked for again if it still needs it).
+    const asked = await approvalForResubmission(tx, deps, reset, profile, now());
+    if (asked) return { status: "queued", order: asked };
     const data: PlaceOrderJobData = { orderId: order.id };
     // A new job id per resubmission (the previous job may still be listed as completed or failed).
     await deps.jobs.send(QUEUES.placeOrder, data, {

@@ -13,12 +13,15 @@ import type { Customer } from "../config/catalog.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import { slackSdkLogger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
-import { type Authorizer, createAuthorizer } from "../orders/authorization.ts";
+import type { ApprovalDeps } from "../orders/approvals/decide.ts";
+import type { ApprovalMetrics, ApprovalNotifier } from "../orders/approvals/ports.ts";
+import { type Authorizer, createAuthorizer, type Membership } from "../orders/authorization.ts";
 import { createBatchedIntake } from "../orders/intake.ts";
 import type { OrderNotifier } from "../orders/ports.ts";
 import type { SubmitDeps } from "../orders/submit.ts";
 import type { ChannelPacer } from "../orders/updates/pacer.ts";
 import type { Store } from "../store/db.ts";
+import { createSlackApprovalNotifier } from "./approvals-notifier.ts";
 import type { SlackContext } from "./context.ts";
 import { createHomeRefresher, type HomeRefresher } from "./home.ts";
 import { registerListeners } from "./listeners/index.ts";
@@ -55,7 +58,9 @@ export interface CreateSlackAppOptions {
   store: Store;
   jobs: Pick<Jobs, "send" | "sendMany" | "sendManyWithin">;
   /** Default: group membership looked up with `usergroups.users.list`, cached 5 minutes. */
-  authorizer?: Authorizer;
+  authorizer?: Authorizer & Membership;
+  /** Counts approvals requested and decided (src/metrics.ts). */
+  approvalMetrics?: ApprovalMetrics;
   logger?: Logger;
   now?: () => Date;
   newOrderId?: () => string;
@@ -87,6 +92,8 @@ export interface SlackApp {
   socketStatus(): SocketStatus | null;
   /** Give this to `placeOrderJob`. */
   notifier: OrderNotifier;
+  /** Give this to the approval jobs (`workApprovals`), with `context.approvals`. */
+  approvals: ApprovalNotifier;
   /** Re-publishes a requester's App Home after their order changed (the post-update worker's `onOrderChanged`). */
   home: HomeRefresher;
   context: SlackContext;
@@ -163,10 +170,20 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
   };
   // Submits of the modal arriving together are stored in one commit: Slack waits for it before closing.
   const orders: SubmitDeps = { ...storing, authorizer, now, intake: createBatchedIntake(storing) };
+  const approvals: ApprovalDeps = {
+    store: options.store,
+    jobs: options.jobs,
+    customer: options.customer,
+    membership: authorizer,
+    now,
+    logger,
+    ...(options.approvalMetrics ? { metrics: options.approvalMetrics } : {}),
+  };
   const context: SlackContext = {
     customer: options.customer,
     store: options.store,
     orders,
+    approvals,
     logger,
     now,
     timeZone: options.timeZone ?? "UTC",
@@ -179,6 +196,12 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     logger.error({ err: error }, "unhandled error in a Slack listener");
   });
 
+  const quietClient = new webApi.WebClient(options.botToken, {
+    ...clientOptions,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    logger: slackLogger,
+  });
   const notifier = createSlackNotifier({
     // Its own client that never re-sends on its own: an SDK retry of a chat.postMessage whose answer was lost
     // would post the order's message twice. The jobs retry instead, after looking for the message
@@ -212,6 +235,11 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     requestListener: receiver?.requestListener ?? null,
     socketStatus: () => socket?.status() ?? null,
     notifier,
+    approvals: createSlackApprovalNotifier({
+      client: quietClient,
+      customer: options.customer,
+      metrics: options.metrics,
+    }),
     home,
     context,
     async start() {

@@ -1,6 +1,7 @@
 /** What every listener needs, built once by `createSlackApp` and passed to each `register`. */
 import type { Logger } from "pino";
 import type { Customer } from "../config/catalog.ts";
+import type { ApprovalDeps } from "../orders/approvals/decide.ts";
 import type { SubmitDeps } from "../orders/submit.ts";
 import type { Store } from "../store/db.ts";
 import type { MetadataSeal } from "./metadata.ts";
@@ -10,6 +11,8 @@ export interface SlackContext {
   store: Store;
   /** The order workflow's dependencies (store, jobs, authorizer, clock, ids). */
   orders: SubmitDeps;
+  /** Approvers' decisions (store, jobs, membership, clock). */
+  approvals: ApprovalDeps;
   logger: Logger;
   now: () => Date;
   /** For dates in App Home and status lines. */

@@ -22,8 +22,20 @@ export const SUPPLIER_ORDER_STATES = [
 ] as const;
 export type SupplierOrderState = (typeof SUPPLIER_ORDER_STATES)[number];
 
-/** Supplier states plus our own: `queued` (stored, not yet sent), `placing` (request in flight), `failed`. */
-export const ORDER_STATES = [...SUPPLIER_ORDER_STATES, "queued", "placing", "failed"] as const;
+/** Approval states of ours (src/orders/approvals/): waiting for an approver, then approved (→ queued) or final. */
+export const APPROVAL_STATES = ["awaiting_approval", "rejected_by_approver", "approval_expired"] as const;
+
+/**
+ * Supplier states plus our own: `queued` (stored, not yet sent), `placing` (request in flight), `failed`, and the
+ * approval states.
+ */
+export const ORDER_STATES = [
+  ...SUPPLIER_ORDER_STATES,
+  "queued",
+  "placing",
+  "failed",
+  ...APPROVAL_STATES,
+] as const;
 export type OrderState = (typeof ORDER_STATES)[number];
 /** Alias: the status field of an order or of a status event. */
 export type OrderStatus = OrderState;
@@ -35,6 +47,10 @@ export type OrderStatus = OrderState;
  * ranks below `shipped`. `delivered` and `cancelled` are terminal.
  */
 const RANK: Record<OrderState, number> = {
+  // Never sent to the supplier, so no supplier event can meet them; below `queued`, which approval leads to.
+  awaiting_approval: -1,
+  rejected_by_approver: -1,
+  approval_expired: -1,
   queued: 0,
   placing: 1,
   failed: 2,

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { type Customer, createCustomer } from "../../src/config/catalog.ts";
 import { type CustomerConfig, parseCustomerConfig } from "../../src/config/customer.ts";
 import { createJobs, type JobContext, type Jobs } from "../../src/jobs/index.ts";
+import { workApprovals } from "../../src/orders/approvals/jobs.ts";
 import { placeOrderJob } from "../../src/orders/place.ts";
 import { showOrder } from "../../src/orders/show-order.ts";
 import { createPostUpdateWorker, type PostUpdateWorker } from "../../src/orders/updates/post-update.ts";
@@ -76,6 +77,16 @@ export interface SlackWorldOptions {
   /** The Slack app's logger (default silent), e.g. the app's own `createLogger` at debug level. */
   logger?: CreateSlackAppOptions["logger"];
   /** Wraps the place-order handler before it is registered (the workflow step's `withWorkflowSteps`). */
+  /** The customer file (default: the example's, see `exampleConfig`). */
+  config?: CustomerConfig;
+  /** More for the approval jobs (the workflow step's functions). */
+  approvalExtras?: (parts: { store: Store; jobs: Jobs; slack: SlackApp; fake: FakeSlack }) => {
+    workflowFunctions?: import("../../src/orders/workflow/ports.ts").WorkflowFunctions;
+  };
+  /** The app's clock (default the real one): approvals' reminders and expiries are due by it. */
+  now?: () => Date;
+  /** Retries of the approval jobs (default 1 s apart, 3 times). */
+  approvalPolicy?: { retryDelaySeconds: number; retryLimit: number };
   wrapPlaceOrder?: (
     handler: PlaceOrderHandler,
     parts: { store: Store; jobs: Jobs; slack: SlackApp; fake: FakeSlack },
@@ -106,7 +117,7 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
   const transport = options.transport ?? "http";
   // A store per world: the same scenarios run once per transport in one file, each from an empty database.
   const store = await openTestStore();
-  const customer = createCustomer(exampleConfig());
+  const customer = createCustomer(options.config ?? exampleConfig());
   const appToken = fakeSlackToken("xapp");
   const fake = await startFakeSlack({
     botToken: options.botToken,
@@ -118,7 +129,15 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
   const jobs = createJobs({
     store,
     pollIntervalMs: 100,
-    policies: { "place-order": { ...options.placeOrderPolicy, retryBackoff: false } },
+    policies: {
+      "place-order": { ...options.placeOrderPolicy, retryBackoff: false },
+      ...Object.fromEntries(
+        ["approval-request", "approval-decision", "approval-reminder", "approval-expiry"].map((q) => [
+          q,
+          { retryDelaySeconds: 1, retryLimit: 3, ...options.approvalPolicy, retryBackoff: false },
+        ]),
+      ),
+    },
   });
   await jobs.start();
   const slack = createSlackApp({
@@ -137,6 +156,7 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     ...(options.metrics && { metrics: options.metrics }),
     ...(options.socket && { socket: options.socket }),
     ...(options.logger && { logger: options.logger }),
+    ...(options.now && { now: options.now }),
   });
   const supplier = new SupplierClient({
     baseUrl: options.supplierUrl,
@@ -160,6 +180,14 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
   });
   const placeOrderHandler = options.wrapPlaceOrder?.(placeOrder, { store, jobs, slack, fake }) ?? placeOrder;
   jobs.work("place-order", placeOrderHandler, { concurrency: 4 });
+  // As main.ts wires them (the workflow step's functions are added by a test that needs them).
+  workApprovals(jobs, {
+    ...slack.context.approvals,
+    notifier: slack.notifier,
+    approvals: slack.approvals,
+    onOrderChanged: (order) => slack.home.orderChanged(order),
+    ...options.approvalExtras?.({ store, jobs, slack, fake }),
+  });
   const postUpdates = createPostUpdateWorker({
     store,
     slack: createSlackChat({ token: options.botToken, apiUrl: fake.apiUrl, timeoutMs: 5000 }),

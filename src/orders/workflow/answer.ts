@@ -6,6 +6,7 @@
 import type { Logger } from "pino";
 import type { Store } from "../../store/db.ts";
 import { getOrderForUpdate, type Order, setWorkflow } from "../../store/repositories/orders.ts";
+import { isApprovalState } from "../approvals/status.ts";
 import type { OrderNotifier } from "../ports.ts";
 import { parseWorkflowContext, type WorkflowContext } from "./context.ts";
 import type { PlaceOrderOutputs, WorkflowFunctions } from "./ports.ts";
@@ -19,7 +20,8 @@ export interface AnswerDeps {
 
 /** An order the supplier has (a correlation id, or any status beyond our own queued/placing/failed). */
 export function isPlaced(order: Order): boolean {
-  return order.correlationId !== null || !["queued", "placing", "failed"].includes(order.status);
+  if (order.correlationId !== null) return true;
+  return !["queued", "placing", "failed"].includes(order.status) && !isApprovalState(order.status);
 }
 
 /** Read-modify-write of the context under the row's lock (the deadline job and a placement may race). */

@@ -9,6 +9,7 @@ export const CALLBACK = {
   notice: "order_notice",
   /** manifest.yml `shortcuts[].callback_id` */
   orderFromMessage: "order_from_message",
+  rejectReason: "approval_reject_reason",
 } as const;
 
 export const ACTION = {
@@ -21,6 +22,8 @@ export const ACTION = {
   country: "country",
   fixAndResubmit: "fix_and_resubmit",
   homePlaceOrder: "home_place_order",
+  approveOrder: "approve_order",
+  rejectOrder: "reject_order",
   /** Plain value inputs: the action id is the block id. */
   value: "value",
 } as const;
@@ -57,4 +60,6 @@ export const LINE_BLOCK = {
 export const BLOCK = {
   lineActions: "line_actions",
   orderActions: "order_actions",
+  approvalActions: "approval_actions",
+  rejectReason: "reject_reason",
 } as const;

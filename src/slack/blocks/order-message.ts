@@ -11,6 +11,7 @@ import { readTracking } from "../../orders/updates/tracking.ts";
 import { parseWorkflowContext } from "../../orders/workflow/context.ts";
 import type { Order } from "../../store/repositories/orders.ts";
 import { COUNTRIES, isCountryCode } from "../../supplier/countries.ts";
+import { approvalLine, approvalStatusLine } from "./approval.ts";
 import { ACTION, BLOCK } from "./ids.ts";
 import { escapeMrkdwn as esc, mrkdwn, plain, shown, slackLink, truncate } from "./text.ts";
 import { STATUS_LINE_BLOCK_ID, statusLineText } from "./updates/status-line.ts";
@@ -51,7 +52,9 @@ export function recipientUserId(order: Order): string | null {
 
 /** Whether "Fix and resubmit" applies: refused or given up, and never accepted by the supplier. */
 export function canResubmit(order: Order): boolean {
-  return order.status === "failed" && order.correlationId === null;
+  return (
+    (order.status === "failed" || order.status === "rejected_by_approver") && order.correlationId === null
+  );
 }
 
 function retryingText(order: Order): string {
@@ -79,6 +82,9 @@ const STATUS_TEXT: Record<string, string> = {
   partially_shipped: "🚚 Partly shipped",
   delivered: "🎉 Delivered",
   cancelled: "🛑 Cancelled",
+  awaiting_approval: "⏳ Waiting for approval",
+  rejected_by_approver: "❌ Rejected by an approver, not placed",
+  approval_expired: "⌛ Approval expired, not placed",
 };
 
 export interface StatusLineOptions {
@@ -92,6 +98,8 @@ export interface StatusLineOptions {
  */
 export function orderStatusLine(order: Order, options: StatusLineOptions = {}): string {
   if (isRetrying(order)) return retryingText(order);
+  const approval = approvalStatusLine(order);
+  if (approval) return approval;
   if (order.status === "failed") {
     return isRejected(order) ? "❌ Rejected by the supplier: fix and resubmit" : "🚫 Not placed: see above";
   }
@@ -235,6 +243,8 @@ export function orderMessage(order: Order, options: OrderMessageOptions): OrderM
     `*Supplier correlation id*\n${order.correlationId ? `\`${order.correlationId}\`` : "—"}`,
   ];
   if (shipping.reference) fields.push(`*Shipping reference*\n${esc(shipping.reference)}`);
+  const approval = approvalLine(order);
+  if (approval) blocks.push({ type: "context", elements: [mrkdwn(approval)] });
   blocks.push({ type: "section", fields: fields.map((f) => mrkdwn(f, 2000)) });
   blocks.push(...lineSections(order, options.customer));
 

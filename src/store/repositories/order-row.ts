@@ -2,6 +2,7 @@
 import type { OrderStatus } from "../../supplier/events.ts";
 import type { CreateOrderRequest } from "../../supplier/schema.ts";
 import type { Row } from "../db.ts";
+import { mapApproval, type OrderApproval } from "./approvals.ts";
 
 export type OrderSource = "command" | "shortcut" | "workflow" | "cli";
 
@@ -39,6 +40,8 @@ export interface Order {
   /** Workflow Builder step context (function execution id…) when the order came from a workflow. */
   workflow: JsonObject | null;
   tracking: JsonObject | null;
+  /** What approval was asked and the decision; null for an order that never needed approval. */
+  approval?: OrderApproval | null | undefined;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -95,6 +98,7 @@ export function mapOrder(row: Row): Order {
     draft: row.draft,
     workflow: row.workflow,
     tracking: row.tracking,
+    approval: mapApproval(row),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -283,7 +283,7 @@ export function resetForResubmit(
        external_document_number = COALESCE($4, external_document_number),
        status = 'queued', status_at = now(), status_occurred_at = NULL, last_error = NULL, updated_at = now(),
        resubmitted_by = $5, resubmitted_at = now()
-     WHERE id = $1 AND status = 'failed' AND correlation_id IS NULL RETURNING *`,
+     WHERE id = $1 AND status IN ('failed', 'rejected_by_approver') AND correlation_id IS NULL RETURNING *`,
     [
       orderId,
       JSON.stringify(resubmission.request),

@@ -22,6 +22,9 @@ export const SIGNING_SECRET = "test-signing-secret-0123456789abcdef";
 export const AGENT = "U0AGENT01";
 export const MANAGER = "U0MANAGER";
 export const OUTSIDER = "U0OUTSIDER";
+/** An approver through the user group `IT_LEADS` (approval tests). */
+export const BOSS = "U0BOSS01";
+export const IT_LEADS = "S0ITLEADS";
 export const HELPDESK = "C0HELPDESK";
 export const ADMIN = "C0ITADMIN";
 
@@ -45,6 +48,11 @@ export interface HarnessOptions {
   metrics?: SlackWorldOptions["metrics"];
   /** The Slack app's logger (default silent). */
   logger?: SlackWorldOptions["logger"];
+  /** The customer file (default the example's). */
+  config?: SlackWorldOptions["config"];
+  /** The app's clock. */
+  now?: SlackWorldOptions["now"];
+  approvalExtras?: SlackWorldOptions["approvalExtras"];
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
@@ -56,13 +64,17 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       { id: AGENT, name: "alice", realName: "Alice Agent" },
       { id: MANAGER, name: "mark", realName: "Mark Manager" },
       { id: OUTSIDER, name: "oscar", realName: "Oscar Outsider" },
+      { id: BOSS, name: "bea", realName: "Bea Boss" },
     ],
     channels: [
       { id: HELPDESK, name: "helpdesk" },
       { id: ADMIN, name: "it-admin" },
       { id: NO_BOT, name: "helpdesk-eu", botIsMember: false },
     ],
-    usergroups: [{ id: "S0HELPDESK", handle: "helpdesk", users: [MANAGER] }],
+    usergroups: [
+      { id: "S0HELPDESK", handle: "helpdesk", users: [MANAGER] },
+      { id: IT_LEADS, handle: "it-leads", users: [BOSS] },
+    ],
     supplierUrl: options.supplierUrl,
     apiKey: options.apiKey,
     supplierRetry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20 },
@@ -72,6 +84,9 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     },
     ...(options.metrics && { metrics: options.metrics }),
     ...(options.logger && { logger: options.logger }),
+    ...(options.config && { config: options.config }),
+    ...(options.now && { now: options.now }),
+    ...(options.approvalExtras && { approvalExtras: options.approvalExtras }),
   });
   const { fake, store, requests } = world;
   const user = (userId: string) => new SlackUser({ fake, requests, userId, timeoutMs: 8000 });

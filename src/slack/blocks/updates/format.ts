@@ -24,6 +24,9 @@ const STATE_LABELS: Record<OrderState, string> = {
   partially_shipped: "Partially shipped",
   delivered: "Delivered",
   cancelled: "Cancelled",
+  awaiting_approval: "Awaiting approval",
+  rejected_by_approver: "Rejected by approver",
+  approval_expired: "Approval expired",
 };
 
 /** "in_fulfilment" → "In fulfilment"; an unknown value is shown as given, underscores spaced. */

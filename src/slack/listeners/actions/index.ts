@@ -4,8 +4,10 @@ import type { SlackContext } from "../../context.ts";
 import { anyOf, routeById } from "../route.ts";
 import { addBundle } from "./add-bundle.ts";
 import { addLine } from "./add-line.ts";
+import { approveOrder } from "./approve-order.ts";
 import { fixAndResubmit } from "./fix-and-resubmit.ts";
 import { homePlaceOrder } from "./home-place-order.ts";
+import { rejectOrder } from "./reject-order.ts";
 import { removeLine } from "./remove-line.ts";
 
 type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
@@ -22,6 +24,8 @@ export function register(app: App, ctx: SlackContext): void {
     [ACTION.addBundle, addBundle(ctx) as ActionHandler],
     [ACTION.fixAndResubmit, fixAndResubmit(ctx) as ActionHandler],
     [ACTION.homePlaceOrder, homePlaceOrder(ctx)],
+    [ACTION.approveOrder, approveOrder(ctx) as ActionHandler],
+    [ACTION.rejectOrder, rejectOrder(ctx) as ActionHandler],
   ]);
   app.action<BlockAction>(
     { action_id: anyOf(handlers.keys()) },

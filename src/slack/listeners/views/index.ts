@@ -2,10 +2,15 @@ import type { App, ViewSubmitAction } from "@slack/bolt";
 import { CALLBACK } from "../../blocks/ids.ts";
 import type { SlackContext } from "../../context.ts";
 import { orderSubmission } from "./order-submission.ts";
+import { rejectReason } from "./reject-reason.ts";
 
 export function register(app: App, ctx: SlackContext): void {
   app.view<ViewSubmitAction>(
     { callback_id: CALLBACK.orderModal, type: "view_submission" },
     orderSubmission(ctx),
+  );
+  app.view<ViewSubmitAction>(
+    { callback_id: CALLBACK.rejectReason, type: "view_submission" },
+    rejectReason(ctx),
   );
 }

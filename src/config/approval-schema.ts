@@ -1,0 +1,112 @@
+/**
+ * A profile's `approval:` block (docs/configuration.md): who may approve its orders, which orders need it, and
+ * when approvers are reminded and the request expires. Strict like the rest of the customer file: an unknown key,
+ * a rule naming two conditions, nobody to approve, or an item number or category the catalog does not have is
+ * reported at start-up with the rest of the file's problems.
+ */
+import { z } from "zod";
+
+const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
+const SLACK_GROUP_ID = /^S[A-Z0-9]{2,}$/;
+const text = z.string().trim().min(1, { error: "must not be empty" });
+
+export const APPROVAL_RULE_KEYS = [
+  "always",
+  "itemNumbers",
+  "categories",
+  "quantityOver",
+  "deliveryAt",
+  "outsideBundles",
+] as const;
+
+/** One entry of `when`: exactly one condition. */
+export const approvalRuleSchema = z
+  .strictObject({
+    always: z.literal(true, { error: "must be true (leave the rule out otherwise)" }).optional(),
+    itemNumbers: z.array(text).min(1, { error: "must list at least one item number" }).optional(),
+    categories: z.array(text).min(1, { error: "must list at least one category" }).optional(),
+    quantityOver: z
+      .int({ error: "must be a whole number" })
+      .min(0, { error: "must be 0 or more" })
+      .optional(),
+    deliveryAt: z.enum(["Office", "Home"], { error: "must be Office or Home" }).optional(),
+    outsideBundles: z.literal(true, { error: "must be true (leave the rule out otherwise)" }).optional(),
+  })
+  .refine((rule) => Object.values(rule).filter((v) => v !== undefined).length === 1, {
+    error: `each rule names exactly one of ${APPROVAL_RULE_KEYS.join(", ")} (write two rules for two conditions)`,
+  });
+
+export type ApprovalRule = z.output<typeof approvalRuleSchema>;
+
+export const DEFAULT_REMIND_AFTER_HOURS = 24;
+export const DEFAULT_EXPIRE_AFTER_DAYS = 7;
+
+export const approvalSchema = z
+  .strictObject({
+    /** Slack user ids who may approve. */
+    approvers: z
+      .array(text.regex(SLACK_USER_ID, { error: "must be a Slack user id such as U0123ABCD" }))
+      .default([]),
+    /** Slack user group ids whose members may approve. */
+    approverGroups: z
+      .array(text.regex(SLACK_GROUP_ID, { error: "must be a Slack user group id such as S0123ABCD" }))
+      .default([]),
+    /** Any rule that matches makes the order need approval; without `when`, every order does. */
+    when: z
+      .array(approvalRuleSchema)
+      .min(1, { error: "must list at least one rule" })
+      .default([{ always: true }]),
+    remindAfterHours: z
+      .number({ error: "must be a number of hours" })
+      .positive({ error: "must be more than 0" })
+      .default(DEFAULT_REMIND_AFTER_HOURS),
+    expireAfterDays: z
+      .number({ error: "must be a number of days" })
+      .positive({ error: "must be more than 0" })
+      .default(DEFAULT_EXPIRE_AFTER_DAYS),
+  })
+  .refine((a) => a.approvers.length + a.approverGroups.length > 0, {
+    error:
+      "nobody may approve this profile's orders: list Slack user ids in approvers or user group ids in approverGroups",
+    path: ["approvers"],
+  })
+  .refine((a) => a.remindAfterHours < a.expireAfterDays * 24, {
+    error: "must be shorter than expireAfterDays, or the reminder would come after the request expired",
+    path: ["remindAfterHours"],
+  });
+
+export type ApprovalConfig = z.output<typeof approvalSchema>;
+
+type Issue = { path: (string | number)[]; message: string };
+
+/**
+ * Item numbers and categories the approval rules name must be in the catalog: a typo would silently let orders
+ * through without approval. Returns one issue per unknown name, with its path in the customer file.
+ */
+export function approvalReferenceIssues(config: {
+  catalog: readonly { itemNumber: string; category: string }[];
+  profiles: readonly { approval?: ApprovalConfig | undefined }[];
+}): Issue[] {
+  const items = new Set(config.catalog.map((i) => i.itemNumber));
+  const categories = new Set(config.catalog.map((i) => i.category));
+  const issues: Issue[] = [];
+  config.profiles.forEach((profile, p) => {
+    profile.approval?.when.forEach((rule, r) => {
+      rule.itemNumbers?.forEach((itemNumber, i) => {
+        if (!items.has(itemNumber))
+          issues.push({
+            path: ["profiles", p, "approval", "when", r, "itemNumbers", i],
+            message: `${itemNumber} is not in the catalog`,
+          });
+      });
+      rule.categories?.forEach((category, i) => {
+        if (!categories.has(category))
+          issues.push({
+            path: ["profiles", p, "approval", "when", r, "categories", i],
+            message: `no catalog item has the category ${category} (categories: ${[...categories].join(", ")})`,
+          });
+      });
+    });
+  });
+  return issues;
+}

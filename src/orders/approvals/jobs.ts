@@ -1,0 +1,212 @@
+/**
+ * The approval's durable jobs, one queue each (src/jobs/queues.ts), each once per order:
+ * - `approval-request`: the order's message ("Waiting for approval from …") and a DM to every approver;
+ * - `approval-decision`: after a decision or the expiry, every approver DM shows it (buttons gone), the order's
+ *   thread is told once, a rejected or expired workflow order fails its step, the order's message shows the end;
+ * - `approval-reminder`: one reminder to each approver who has not decided, if the order still waits;
+ * - `approval-expiry`: the order expires if still waiting (the same conditional decision as a click).
+ * Each reads the order first and does only what is not done yet (recorded per DM), so a run repeated after a
+ * restart repeats nothing. Times come from the injected clock: a job run early (another replica's clock) waits.
+ */
+import { type Logger, pino } from "pino";
+import { PermanentJobError, RetryLaterError } from "../../jobs/errors.ts";
+import type { Jobs } from "../../jobs/jobs.ts";
+import { QUEUES, type QueueName } from "../../jobs/queues.ts";
+import type { JobContext, JobHandler } from "../../jobs/worker.ts";
+import {
+  type ApprovalMessage,
+  listApprovalMessages,
+  markApprovalAnnounced,
+  markApproverReminded,
+  markDecisionShown,
+  recordApprovalMessage,
+} from "../../store/repositories/approvals.ts";
+import { getOrder, type Order } from "../../store/repositories/orders.ts";
+import type { OrderNotifier } from "../ports.ts";
+import { showOrder } from "../show-order.ts";
+import { answerFailed } from "../workflow/answer.ts";
+import { parseWorkflowContext } from "../workflow/context.ts";
+import type { WorkflowFunctions } from "../workflow/ports.ts";
+import { type ApprovalDeps, recordDecision } from "./decide.ts";
+import type { ApprovalNotifier } from "./ports.ts";
+import type { ApprovalJobData } from "./request.ts";
+import { isApprovalFinal } from "./status.ts";
+
+export interface ApprovalJobsDeps extends Omit<ApprovalDeps, "logger"> {
+  /** The order's message (the same notifier the placement uses). */
+  notifier: OrderNotifier;
+  /** The approvers' DMs and the order's thread. */
+  approvals: ApprovalNotifier;
+  /** Fails the Workflow Builder step of a rejected or expired workflow order. */
+  workflowFunctions?: WorkflowFunctions;
+  /** After the order changed (App Home of its requester). */
+  onOrderChanged?: (order: Order) => void;
+  logger?: Logger;
+}
+
+/** How long a decision job waits for the order's message before telling its thread. */
+const MESSAGE_WAIT_MS = 2000;
+
+function orderIdOf(job: JobContext<unknown>): string {
+  const orderId = (job.data as Partial<ApprovalJobData> | null)?.orderId;
+  if (typeof orderId !== "string") throw new PermanentJobError(`${job.queue} job without an orderId`);
+  return orderId;
+}
+
+/** The step's error for a workflow order that ended without approval. */
+export function workflowRefusalMessage(order: Order): string {
+  const name = `Order ${order.externalDocumentNumber}${order.customerReference ? ` for ${order.customerReference}` : ""}`;
+  if (order.status === "approval_expired") {
+    return `${name} was not placed: nobody approved it before its approval request expired. Run the workflow again if it is still needed, or ask an approver first.`;
+  }
+  const reason = order.approval?.reason ? `: ${order.approval.reason}` : "";
+  return `${name} was not placed: it was rejected by an approver${reason}. Fix what they asked and run the workflow again.`;
+}
+
+export function approvalJobHandlers(deps: ApprovalJobsDeps) {
+  const baseLogger = (deps.logger ?? pino({ level: "silent" })).child({ component: "approvals" });
+  const now = deps.now ?? (() => new Date());
+
+  async function load(job: JobContext<unknown>): Promise<{ order: Order; log: Logger } | null> {
+    const orderId = orderIdOf(job);
+    const order = await getOrder(deps.store, orderId);
+    const log = baseLogger.child({ orderId, jobId: job.id, queue: job.queue });
+    if (!order?.approval) {
+      log.warn("no approval to act on for this order");
+      return null;
+    }
+    return { order, log };
+  }
+
+  /** Throws RetryLaterError when `at` (ISO) is still in the future by the app's clock. */
+  function notBefore(at: string, what: string): void {
+    const waitMs = Date.parse(at) - now().getTime();
+    if (waitMs > 0) throw new RetryLaterError(waitMs, `the ${what} is due at ${at}`);
+  }
+
+  const request: JobHandler<unknown> = async (job) => {
+    const loaded = await load(job);
+    if (loaded?.order.status !== "awaiting_approval") return;
+    let { order } = loaded;
+    const { log } = loaded;
+    order = await showOrder(deps.store, deps.notifier, order, { kind: "approval" }, { signal: job.signal });
+    const approval = order.approval!;
+    const everyone = await deps.membership.expand({
+      users: approval.approvers,
+      groups: approval.approverGroups,
+    });
+    // The requester cannot decide their own order, so they are not asked.
+    const approvers = everyone.users.filter((u) => u !== order.requestedBy);
+    if (approvers.length === 0) {
+      log.error({ failedGroups: everyone.failedGroups }, "nobody can approve this order");
+      await deps.notifier
+        .alertAdmins({
+          key: `no-approver:${order.id}`,
+          title: `Nobody can approve order ${order.externalDocumentNumber}`,
+          text: `Order ${order.externalDocumentNumber} of the profile "${order.profile}" waits for approval, but its approvers are only its requester, or their groups could not be read. Add approvers to the profile's approval block in order-desk.config.yml; the order expires otherwise.`,
+        })
+        .catch((error) => log.warn({ err: error }, "admin alert failed"));
+      if (everyone.failedGroups.length > 0) throw new Error("approver groups could not be read; retrying");
+      return;
+    }
+    const asked = new Set((await listApprovalMessages(deps.store, order.id)).map((m) => m.approver));
+    if (asked.size === 0 && job.attempt === 1) deps.metrics?.requested(order.profile);
+    const failures: unknown[] = [];
+    for (const approver of approvers) {
+      if (asked.has(approver)) continue;
+      try {
+        const dm = await deps.approvals.ask(order, approver, { signal: job.signal });
+        await recordApprovalMessage(deps.store, { orderId: order.id, approver, ...dm });
+      } catch (error) {
+        if (job.signal.aborted) throw error;
+        log.warn({ err: error, approver }, "could not DM an approver");
+        failures.push(error);
+      }
+    }
+    deps.onOrderChanged?.(order);
+    // Decided while the DMs went out: the decision job may have missed the last ones.
+    const latest = await getOrder(deps.store, order.id);
+    if (latest && latest.status !== "awaiting_approval") await showDecisions(latest, log, job.signal);
+    if (failures.length > 0 && failures.length === approvers.length - asked.size) throw failures[0];
+  };
+
+  async function showDecisions(order: Order, log: Logger, signal: AbortSignal): Promise<void> {
+    const messages: ApprovalMessage[] = await listApprovalMessages(deps.store, order.id);
+    for (const dm of messages) {
+      if (dm.decidedShownAt) continue;
+      try {
+        await deps.approvals.showDecision(order, dm, { signal });
+        await markDecisionShown(deps.store, order.id, dm.approver);
+      } catch (error) {
+        if (signal.aborted) throw error;
+        log.warn({ err: error, approver: dm.approver }, "could not update an approver's DM");
+      }
+    }
+  }
+
+  const decision: JobHandler<unknown> = async (job) => {
+    const loaded = await load(job);
+    if (!loaded || loaded.order.status === "awaiting_approval") return;
+    let { order } = loaded;
+    const { log } = loaded;
+    await showDecisions(order, log, job.signal);
+    if (isApprovalFinal(order.status)) {
+      // Ends here: the message shows it with "Fix and resubmit" (an approved one is updated by its placement).
+      order = await showOrder(deps.store, deps.notifier, order, { kind: "approval" }, { signal: job.signal });
+    } else if (order.slackMessageTs === null) {
+      throw new RetryLaterError(MESSAGE_WAIT_MS, "the order's message is not posted yet");
+    }
+    if (order.approval && order.approval.announcedAt === null) {
+      await deps.approvals.announce(order, { signal: job.signal });
+      order = (await markApprovalAnnounced(deps.store, order.id)) ?? order;
+    }
+    const context = parseWorkflowContext(order.workflow);
+    if (context && !context.completion && isApprovalFinal(order.status) && deps.workflowFunctions) {
+      await answerFailed(
+        { store: deps.store, functions: deps.workflowFunctions, notifier: deps.notifier, now },
+        order,
+        context,
+        workflowRefusalMessage(order),
+        log,
+      );
+    }
+    deps.onOrderChanged?.(order);
+    log.info({ status: order.status }, "approval decision shown");
+  };
+
+  const reminder: JobHandler<unknown> = async (job) => {
+    const loaded = await load(job);
+    if (loaded?.order.status !== "awaiting_approval") return;
+    const { order, log } = loaded;
+    notBefore(order.approval!.remindAt, "reminder");
+    for (const dm of await listApprovalMessages(deps.store, order.id)) {
+      if (dm.remindedAt) continue;
+      await deps.approvals.remind(order, dm, { signal: job.signal });
+      await markApproverReminded(deps.store, order.id, dm.approver);
+    }
+    log.info("approvers reminded");
+  };
+
+  const expiry: JobHandler<unknown> = async (job) => {
+    const loaded = await load(job);
+    if (loaded?.order.status !== "awaiting_approval") return;
+    const { order, log } = loaded;
+    notBefore(order.approval!.expireAt, "expiry");
+    const expired = await recordDecision(deps, order.id, { outcome: "expired", by: null, reason: null });
+    log.info({ expired: expired !== null }, "approval request expired");
+  };
+
+  return {
+    [QUEUES.approvalRequest]: request,
+    [QUEUES.approvalDecision]: decision,
+    [QUEUES.approvalReminder]: reminder,
+    [QUEUES.approvalExpiry]: expiry,
+  };
+}
+
+/** Registers the approval queues' handlers (main.ts, and the tests' world). */
+export function workApprovals(jobs: Pick<Jobs, "work">, deps: ApprovalJobsDeps): void {
+  for (const [queue, handler] of Object.entries(approvalJobHandlers(deps))) {
+    jobs.work(queue as QueueName, handler, { concurrency: 2 });
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Asking for approval, inside the transaction that stores the order: the order is inserted as
+ * `awaiting_approval` (not `queued`, and no placement job), what it asks for is recorded, and three durable jobs
+ * are enqueued with it, each once per order (deterministic ids): the DMs and the order's message now, the
+ * reminder at `remindAfterHours`, the expiry at `expireAfterDays`. A restart loses none of them, and none runs twice
+ * to any effect (each checks the order's state first).
+ */
+import type { ApprovalConfig } from "../../config/approval-schema.ts";
+import type { Customer } from "../../config/catalog.ts";
+import type { Profile } from "../../config/customer-schema.ts";
+import { jobId } from "../../jobs/ids.ts";
+import type { Jobs } from "../../jobs/jobs.ts";
+import { QUEUES } from "../../jobs/queues.ts";
+import type { Queryable } from "../../store/db.ts";
+import {
+  type ApprovalRequest,
+  restartApproval,
+  setApprovalRequest,
+} from "../../store/repositories/approvals.ts";
+import type { Order } from "../../store/repositories/orders.ts";
+import { type MatchedRule, matchApprovalRule } from "./rules.ts";
+
+/** Every approval job's payload. */
+export interface ApprovalJobData {
+  orderId: string;
+}
+
+const HOUR_MS = 3_600_000;
+
+export function approvalJobId(
+  queue:
+    | typeof QUEUES.approvalRequest
+    | typeof QUEUES.approvalDecision
+    | typeof QUEUES.approvalReminder
+    | typeof QUEUES.approvalExpiry,
+  orderId: string,
+  round = "",
+): string {
+  return round === "" ? jobId(queue, orderId) : jobId(queue, orderId, round);
+}
+
+export function approvalRequestFor(
+  approval: ApprovalConfig,
+  matched: MatchedRule,
+  at: Date,
+): ApprovalRequest {
+  return {
+    rule: matched.rule,
+    phrase: matched.phrase,
+    approvers: [...approval.approvers],
+    approverGroups: [...approval.approverGroups],
+    requestedAt: at.toISOString(),
+    remindAt: new Date(at.getTime() + approval.remindAfterHours * HOUR_MS).toISOString(),
+    expireAt: new Date(at.getTime() + approval.expireAfterDays * 24 * HOUR_MS).toISOString(),
+  };
+}
+
+/**
+ * Records the request on an order just inserted as `awaiting_approval` and enqueues its jobs, in `tx`.
+ * `round` tells apart the requests of one order resubmitted after a rejection (its jobs need new ids).
+ */
+export async function requestApproval(
+  tx: Queryable,
+  jobs: Pick<Jobs, "send">,
+  order: Order,
+  request: ApprovalRequest,
+  round = "",
+): Promise<Order> {
+  const stored = (await setApprovalRequest(tx, order.id, request)) ?? order;
+  const data: ApprovalJobData = { orderId: order.id };
+  await jobs.send(QUEUES.approvalRequest, data, {
+    id: approvalJobId(QUEUES.approvalRequest, order.id, round),
+    tx,
+  });
+  await jobs.send(QUEUES.approvalReminder, data, {
+    id: approvalJobId(QUEUES.approvalReminder, order.id, round),
+    startAfter: new Date(request.remindAt),
+    tx,
+  });
+  await jobs.send(QUEUES.approvalExpiry, data, {
+    id: approvalJobId(QUEUES.approvalExpiry, order.id, round),
+    startAfter: new Date(request.expireAt),
+    tx,
+  });
+  return stored;
+}
+
+/**
+ * "Fix and resubmit" (`resubmitOrder`, same transaction): when the corrected order matches an approval rule, it
+ * waits for approval again (a new round, with its own jobs) and is returned; otherwise null, and the caller
+ * enqueues its placement. An earlier round's decision is cleared either way.
+ */
+export async function approvalForResubmission(
+  tx: Queryable,
+  deps: { jobs: Pick<Jobs, "send">; customer: Customer },
+  order: Order,
+  profile: Profile,
+  at: Date,
+): Promise<Order | null> {
+  const matched = profile.approval ? matchApprovalRule(profile.approval, order.request, deps.customer) : null;
+  if (!matched || !profile.approval) {
+    if (order.approval) await restartApproval(tx, order.id, null);
+    return null;
+  }
+  const request = approvalRequestFor(profile.approval, matched, at);
+  const restarted = (await restartApproval(tx, order.id, request)) ?? order;
+  const round = (restarted.resubmittedAt ?? at).toISOString();
+  return requestApproval(tx, deps.jobs, restarted, request, round);
+}

@@ -1,0 +1,193 @@
+/**
+ * Approvals in the store: what an order waiting for approval asked for (`orders.approval`), the decision (one
+ * conditional UPDATE: only an order still `awaiting_approval` is decided, so the first decision wins), and the
+ * approvers' DMs (`approval_messages`), each updated with the decision and reminded once.
+ * Like orders.ts, every function runs one statement on the `Queryable` it is given.
+ */
+import type { Queryable, Row } from "../db.ts";
+import { mapOrder, type Order } from "./order-row.ts";
+
+/** What was asked, stored as JSON in `orders.approval` when the order was accepted. */
+export interface ApprovalRequest {
+  /** The matched rule's key and its phrase ("a Home delivery"). */
+  rule: string;
+  phrase: string;
+  /** Who may approve, as the profile named them when the order was accepted (shown on the order's message). */
+  approvers: string[];
+  approverGroups: string[];
+  /** ISO times, from the app's clock. */
+  requestedAt: string;
+  remindAt: string;
+  expireAt: string;
+}
+
+export interface OrderApproval extends ApprovalRequest {
+  decidedBy: string | null;
+  decidedAt: Date | null;
+  /** The approver's reason for a rejection. */
+  reason: string | null;
+  /** When the decision (or the expiry) was told in the order's thread. */
+  announcedAt: Date | null;
+}
+
+export type ApprovalOutcome = "approved" | "rejected" | "expired";
+
+/** Reads the approval columns of an order row (null for an order that never needed approval). */
+export function mapApproval(row: Row): OrderApproval | null {
+  const request = row.approval as ApprovalRequest | null | undefined;
+  if (!request) return null;
+  return {
+    ...request,
+    decidedBy: row.approval_decided_by ?? null,
+    decidedAt: row.approval_decided_at ?? null,
+    reason: row.approval_reason ?? null,
+    announcedAt: row.approval_announced_at ?? null,
+  };
+}
+
+async function one(q: Queryable, text: string, params: unknown[]): Promise<Order | null> {
+  const { rows } = await q.query(text, params);
+  return rows[0] ? mapOrder(rows[0]) : null;
+}
+
+/** Records what an order just stored as `awaiting_approval` asks for (same transaction as the insert). */
+export function setApprovalRequest(
+  q: Queryable,
+  orderId: string,
+  request: ApprovalRequest,
+): Promise<Order | null> {
+  return one(q, "UPDATE orders SET approval = $2 WHERE id = $1 RETURNING *", [
+    orderId,
+    JSON.stringify(request),
+  ]);
+}
+
+/**
+ * A resubmitted order starts a new approval round (`request`, status `awaiting_approval`), or leaves approval
+ * behind (`null`: it needs none now). The previous round's decision and DMs are forgotten.
+ */
+export async function restartApproval(
+  q: Queryable,
+  orderId: string,
+  request: ApprovalRequest | null,
+): Promise<Order | null> {
+  await q.query("DELETE FROM approval_messages WHERE order_id = $1", [orderId]);
+  return one(
+    q,
+    `UPDATE orders SET approval = $2, approval_decided_by = NULL, approval_decided_at = NULL,
+       approval_reason = NULL, approval_announced_at = NULL,
+       status = CASE WHEN $2::jsonb IS NULL THEN status ELSE 'awaiting_approval' END, updated_at = now()
+     WHERE id = $1 RETURNING *`,
+    [orderId, request === null ? null : JSON.stringify(request)],
+  );
+}
+
+const STATUS_AFTER: Record<ApprovalOutcome, string> = {
+  approved: "queued",
+  rejected: "rejected_by_approver",
+  expired: "approval_expired",
+};
+
+/**
+ * Decides an order still waiting for approval: approved → `queued`, rejected → `rejected_by_approver`, expired →
+ * `approval_expired`, with who, when and why. Returns null when the order was not waiting any more (decided or
+ * expired before): the caller must not act on it, which is what makes the first decision win.
+ */
+export function decideApprovalRow(
+  q: Queryable,
+  orderId: string,
+  decision: { outcome: ApprovalOutcome; by: string | null; at: Date; reason: string | null },
+): Promise<Order | null> {
+  return one(
+    q,
+    `UPDATE orders SET status = $2, status_at = now(), approval_decided_by = $3, approval_decided_at = $4,
+       approval_reason = $5, updated_at = now()
+     WHERE id = $1 AND status = 'awaiting_approval' RETURNING *`,
+    [orderId, STATUS_AFTER[decision.outcome], decision.by, decision.at, decision.reason],
+  );
+}
+
+/** Marks the decision as told in the thread; null when it was told before. */
+export function markApprovalAnnounced(q: Queryable, orderId: string): Promise<Order | null> {
+  return one(
+    q,
+    `UPDATE orders SET approval_announced_at = now(), updated_at = now()
+     WHERE id = $1 AND approval_announced_at IS NULL RETURNING *`,
+    [orderId],
+  );
+}
+
+export interface ApprovalMessage {
+  orderId: string;
+  approver: string;
+  channelId: string;
+  messageTs: string;
+  remindedAt: Date | null;
+  decidedShownAt: Date | null;
+}
+
+function mapMessage(row: Row): ApprovalMessage {
+  return {
+    orderId: row.order_id,
+    approver: row.approver,
+    channelId: row.channel_id,
+    messageTs: row.message_ts,
+    remindedAt: row.reminded_at ?? null,
+    decidedShownAt: row.decided_shown_at ?? null,
+  };
+}
+
+/** Records an approver's DM (once per order and approver). */
+export async function recordApprovalMessage(
+  q: Queryable,
+  message: Pick<ApprovalMessage, "orderId" | "approver" | "channelId" | "messageTs">,
+): Promise<void> {
+  await q.query(
+    `INSERT INTO approval_messages (order_id, approver, channel_id, message_ts) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (order_id, approver) DO NOTHING`,
+    [message.orderId, message.approver, message.channelId, message.messageTs],
+  );
+}
+
+export async function listApprovalMessages(q: Queryable, orderId: string): Promise<ApprovalMessage[]> {
+  const { rows } = await q.query("SELECT * FROM approval_messages WHERE order_id = $1 ORDER BY approver", [
+    orderId,
+  ]);
+  return rows.map(mapMessage);
+}
+
+/** Sets a column of an approver's DM once; false when it was set before. */
+async function markOnce(
+  q: Queryable,
+  column: "reminded_at" | "decided_shown_at",
+  orderId: string,
+  approver: string,
+): Promise<boolean> {
+  const { rows } = await q.query(
+    `UPDATE approval_messages SET ${column} = now()
+     WHERE order_id = $1 AND approver = $2 AND ${column} IS NULL RETURNING approver`,
+    [orderId, approver],
+  );
+  return rows.length > 0;
+}
+
+export const markApproverReminded = (q: Queryable, orderId: string, approver: string) =>
+  markOnce(q, "reminded_at", orderId, approver);
+
+export const markDecisionShown = (q: Queryable, orderId: string, approver: string) =>
+  markOnce(q, "decided_shown_at", orderId, approver);
+
+/** Orders of these profiles waiting for approval, oldest first (App Home's "Waiting for your approval"). */
+export async function listAwaitingApproval(
+  q: Queryable,
+  profiles: readonly string[],
+  limit = 10,
+): Promise<Order[]> {
+  if (profiles.length === 0) return [];
+  const { rows } = await q.query(
+    `SELECT * FROM orders WHERE status = 'awaiting_approval' AND profile = ANY($1::text[])
+     ORDER BY created_at, id LIMIT $2`,
+    [profiles, limit],
+  );
+  return rows.map(mapOrder);
+}

@@ -1,0 +1,208 @@
+/**
+ * Approvals in Slack, over the real wire (signed requests or Socket Mode, the fake Slack Web API, a scripted
+ * supplier on real HTTP, the store of DATABASE_URL or PGlite): an order matching its profile's approval rule waits,
+ * its message names the approvers and the rule, every approver but the requester gets a DM with Approve / Reject;
+ * the first decision wins and places the order exactly once (double clicks, two approvers at once); a rejection
+ * needs a reason and places nothing; the requester and non-approvers are refused and nothing changes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listApprovalMessages } from "../../src/store/repositories/approvals.ts";
+import { TEST_KEY } from "../supplier/support/fixtures.ts";
+import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
+import {
+  approvalConfig,
+  approvalDmFor,
+  clickApproval,
+  orderFor,
+  replayClick,
+  texts,
+} from "./support/approvals.ts";
+import {
+  AGENT,
+  BOSS,
+  type Harness,
+  HELPDESK,
+  MANAGER,
+  OUTSIDER,
+  startHarness,
+  TRANSPORTS,
+} from "./support/harness.ts";
+
+describe.each(TRANSPORTS)("approvals over %s", (transport) => {
+  let supplier: StubSupplier;
+  let h: Harness;
+
+  beforeAll(async () => {
+    supplier = await startStubSupplier([success(), success(), success(), success()]);
+    h = await startHarness({
+      transport,
+      supplierUrl: supplier.baseUrl,
+      apiKey: TEST_KEY,
+      config: approvalConfig([{ deliveryAt: "Home" }]),
+    });
+  });
+
+  afterAll(async () => {
+    await h?.close();
+    await supplier?.close();
+  });
+
+  const sentFor = (ticket: string) =>
+    supplier.requests.filter((r) => JSON.parse(r.body).customerReference === ticket).length;
+
+  const ephemeralWith = (words: string) =>
+    h.fake.waitFor(() => h.fake.responses().find((r) => JSON.stringify(r.body).includes(words)), {
+      what: `an answer saying "${words}"`,
+    });
+
+  it("holds a Home delivery for approval: the message names approvers and rule, approvers get a DM, the supplier nothing", async () => {
+    const order = await orderFor(h, "APR-1");
+    expect(order.status).toBe("awaiting_approval");
+    expect(order.approval).toMatchObject({ rule: "deliveryAt", phrase: "a Home delivery" });
+
+    const message = await h.fake.waitFor(
+      () => {
+        const m = h.fake.topLevel(HELPDESK).find((x) => texts(x.versions.at(-1)?.blocks).includes("APR-1"));
+        return m && texts(m.versions.at(-1)?.blocks).includes("Waiting for approval") ? m : undefined;
+      },
+      { what: "the order's message" },
+    );
+    const shown = texts(message.versions.at(-1)?.blocks);
+    expect(shown).toContain(
+      `Waiting for approval from <@${AGENT}>, <@${MANAGER}> or members of <!subteam^S0ITLEADS>`,
+    );
+    expect(shown).toContain("a Home delivery");
+
+    // The requester (an approver too) is not asked; the group is expanded to its members.
+    const dms = await h.fake.waitFor(
+      () => {
+        const found = [MANAGER, BOSS].map((u) => approvalDmFor(h, u, "APR-1"));
+        return found.every(Boolean) ? found : undefined;
+      },
+      { what: "a DM to each approver" },
+    );
+    expect(approvalDmFor(h, AGENT, "APR-1")).toBeUndefined();
+    const dm = dms[0]!;
+    const blocks = (dm.versions.at(-1)?.blocks ?? []) as {
+      type: string;
+      elements?: { text?: { text: string } }[];
+    }[];
+    const buttons = blocks
+      .filter((b) => b.type === "actions")
+      .flatMap((b) => b.elements ?? [])
+      .map((e) => e.text?.text);
+    expect(buttons).toEqual(["Approve", "Reject"]);
+    expect(texts(dm.versions.at(-1)?.blocks)).toContain("Nina Newhire");
+    expect(texts(dm.versions.at(-1)?.blocks)).toContain(`<@${AGENT}>`);
+    expect(sentFor("APR-1")).toBe(0);
+  });
+
+  it("refuses the requester (even as an approver) and non-approvers; nothing changes", async () => {
+    const order = await h.waitForOrder((o) => o.customerReference === "APR-1", "APR-1");
+    const dm = approvalDmFor(h, MANAGER, "APR-1")!;
+
+    await clickApproval(h, AGENT, dm, "approve_order");
+    const own = await ephemeralWith("cannot decide on it yourself");
+    expect(own.body).toMatchObject({ response_type: "ephemeral", replace_original: false });
+
+    await clickApproval(h, OUTSIDER, dm, "approve_order");
+    await ephemeralWith("You are not an approver of the profile");
+    await clickApproval(h, OUTSIDER, dm, "reject_order");
+    expect(h.fake.views({ userId: OUTSIDER })).toHaveLength(0);
+
+    expect((await h.order(order.id)).status).toBe("awaiting_approval");
+    expect(sentFor("APR-1")).toBe(0);
+  });
+
+  it("places the order exactly once when approvers double-click and click at the same moment; every DM and the thread say who approved", async () => {
+    const order = await h.waitForOrder((o) => o.customerReference === "APR-1", "APR-1");
+    const managerDm = approvalDmFor(h, MANAGER, "APR-1")!;
+    const bossDm = approvalDmFor(h, BOSS, "APR-1")!;
+    await Promise.all([
+      clickApproval(h, MANAGER, managerDm, "approve_order"),
+      clickApproval(h, MANAGER, managerDm, "approve_order"),
+      clickApproval(h, BOSS, bossDm, "approve_order"),
+    ]);
+    const placed = await h.waitForOrder((o) => o.id === order.id && o.status === "received", "placement");
+    const approver = placed.approval?.decidedBy;
+    expect([MANAGER, BOSS]).toContain(approver);
+    expect(placed.approval?.decidedAt).toBeInstanceOf(Date);
+
+    // Each DM loses its buttons and names the approver.
+    for (const userId of [MANAGER, BOSS]) {
+      const latest = await h.fake.waitFor(
+        () => {
+          const v = approvalDmFor(h, userId, "APR-1")?.versions.at(-1);
+          return v && texts(v.blocks).includes(`Approved by <@${approver}>`) ? v : undefined;
+        },
+        { what: `${userId}'s DM showing the approval` },
+      );
+      expect(texts(latest.blocks)).not.toContain("approve_order");
+    }
+    const reply = await h.fake.waitFor(
+      () => h.fake.thread(HELPDESK, placed.slackMessageTs!).find((m) => m.text.includes("Approved by")),
+      { what: "the thread's reply" },
+    );
+    expect(reply.text).toContain(`Approved by <@${approver}>`);
+    const message = await h.fake.waitFor(() => {
+      const v = h.fake.message(HELPDESK, placed.slackMessageTs!)?.versions.at(-1);
+      return v && texts(v.blocks).includes(placed.correlationId!) ? v : undefined;
+    });
+    expect(texts(message.blocks)).toContain(`Approved by <@${approver}>`);
+
+    // The loser of the race and a replayed click are told it was decided.
+    await replayClick(h, BOSS, bossDm, "approve_order");
+    await ephemeralWith("was already approved");
+    expect(sentFor("APR-1")).toBe(1);
+    expect(await listApprovalMessages(h.store, order.id)).toHaveLength(2);
+  });
+
+  it("asks for a reason to reject, then ends the order without any supplier call and offers Fix and resubmit", async () => {
+    const order = await orderFor(h, "APR-2");
+    const dm = await h.fake.waitFor(() => approvalDmFor(h, BOSS, "APR-2"), { what: "BOSS's DM" });
+    const click = await clickApproval(h, BOSS, dm, "reject_order");
+    const modal = await h.user(BOSS).openedModal(click.triggerId);
+
+    const empty = await h.user(BOSS).submit(modal.id, { reject_reason: "   " });
+    expect(empty.outcome.outcome).toBe("errors");
+    expect((await h.order(order.id)).status).toBe("awaiting_approval");
+
+    const done = await h
+      .user(BOSS)
+      .submit(modal.id, { reject_reason: "Office delivery only for contractors" });
+    expect(done.outcome.outcome).toBe("closed");
+    const rejected = await h.order(order.id);
+    expect(rejected.status).toBe("rejected_by_approver");
+    expect(rejected.approval).toMatchObject({
+      decidedBy: BOSS,
+      reason: "Office delivery only for contractors",
+    });
+
+    const reply = await h.fake.waitFor(
+      () => h.fake.thread(HELPDESK, rejected.slackMessageTs!).find((m) => m.text.includes("Rejected by")),
+      { what: "the thread's reply" },
+    );
+    expect(reply.text).toContain("Office delivery only for contractors");
+    expect(reply.text).toContain(`<@${AGENT}>`);
+    await h.fake.waitFor(() => {
+      const v = h.fake.message(HELPDESK, rejected.slackMessageTs!)?.versions.at(-1);
+      return v && texts(v.blocks).includes("Fix and resubmit") ? v : undefined;
+    });
+    await h.fake.waitFor(() => {
+      const v = approvalDmFor(h, MANAGER, "APR-2")?.versions.at(-1);
+      return v && texts(v.blocks).includes(`Rejected by <@${BOSS}>`) ? v : undefined;
+    });
+
+    // Approving it afterwards changes nothing.
+    await replayClick(h, MANAGER, dm, "approve_order");
+    await ephemeralWith("was already rejected");
+    expect(sentFor("APR-2")).toBe(0);
+  });
+
+  it("places an order that matches no rule at once, as before", async () => {
+    const order = await orderFor(h, "APR-3", { delivery_at: "Office", company: "Acme BV" });
+    expect(order.approval ?? null).toBeNull();
+    await h.waitForOrder((o) => o.id === order.id && o.status === "received", "placement");
+    expect(approvalDmFor(h, MANAGER, "APR-3")).toBeUndefined();
+  });
+});
