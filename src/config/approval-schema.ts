@@ -79,28 +79,39 @@ export type ApprovalConfig = z.output<typeof approvalSchema>;
 
 type Issue = { path: (string | number)[]; message: string };
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x) => typeof x === "string") : []);
+const records = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.filter(isRecord) : []);
+
 /**
  * Item numbers and categories the approval rules name must be in the catalog: a typo would silently let orders
- * through without approval. Returns one issue per unknown name, with its path in the customer file.
+ * through without approval. Runs on the file as read, even when other parts of it are wrong (so every problem is
+ * reported at once), hence reads it defensively. Returns one issue per unknown name, with its path.
  */
-export function approvalReferenceIssues(config: {
-  catalog: readonly { itemNumber: string; category: string }[];
-  profiles: readonly { approval?: ApprovalConfig | undefined }[];
-}): Issue[] {
-  const items = new Set(config.catalog.map((i) => i.itemNumber));
-  const categories = new Set(config.catalog.map((i) => i.category));
+export function approvalReferenceIssues(config: unknown): Issue[] {
+  if (!isRecord(config)) return [];
+  const catalog = records(config.catalog);
+  const items = new Set(strings(catalog.map((i) => i.itemNumber)));
+  // A catalog item without a category is in "Other" (the schema's default).
+  const categories = new Set(
+    catalog.map((i) => (typeof i.category === "string" ? i.category.trim() : "Other")),
+  );
   const issues: Issue[] = [];
-  config.profiles.forEach((profile, p) => {
-    profile.approval?.when.forEach((rule, r) => {
-      rule.itemNumbers?.forEach((itemNumber, i) => {
-        if (!items.has(itemNumber))
+  const profiles = Array.isArray(config.profiles) ? config.profiles : [];
+  profiles.forEach((profile: unknown, p) => {
+    const approval = isRecord(profile) && isRecord(profile.approval) ? profile.approval : null;
+    const when = Array.isArray(approval?.when) ? approval.when : [];
+    when.forEach((rule: unknown, r) => {
+      if (!isRecord(rule)) return;
+      strings(rule.itemNumbers).forEach((itemNumber, i) => {
+        if (!items.has(itemNumber.trim()))
           issues.push({
             path: ["profiles", p, "approval", "when", r, "itemNumbers", i],
             message: `${itemNumber} is not in the catalog`,
           });
       });
-      rule.categories?.forEach((category, i) => {
-        if (!categories.has(category))
+      strings(rule.categories).forEach((category, i) => {
+        if (!categories.has(category.trim()))
           issues.push({
             path: ["profiles", p, "approval", "when", r, "categories", i],
             message: `no catalog item has the category ${category} (categories: ${[...categories].join(", ")})`,

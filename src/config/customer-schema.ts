@@ -200,8 +200,14 @@ export const customerConfigSchema = z
         });
       names.add(profile.name);
     });
-    for (const issue of approvalReferenceIssues(config)) ctx.addIssue({ code: "custom", ...issue });
-  });
+  })
+  // Also when other parts of the file are wrong, so that every problem is reported at once.
+  .superRefine(
+    (config, ctx) => {
+      for (const issue of approvalReferenceIssues(config)) ctx.addIssue({ code: "custom", ...issue });
+    },
+    { when: () => true },
+  );
 
 export type CustomerConfigInput = z.input<typeof customerConfigSchema>;
 export type CustomerConfig = z.output<typeof customerConfigSchema>;
