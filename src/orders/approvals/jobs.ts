@@ -6,7 +6,8 @@
  * - `approval-reminder`: one reminder to each approver who has not decided, if the order still waits;
  * - `approval-expiry`: the order expires if still waiting (the same conditional decision as a click).
  * Each reads the order first and does only what is not done yet (recorded per DM), so a run repeated after a
- * restart repeats nothing. Times come from the injected clock: a job run early (another replica's clock) waits.
+ * restart repeats nothing. The reminder and the expiry are due at times taken from the app's clock when the order
+ * was accepted (`startAfter`); the queue runs them then, and their effect happens at most once per order.
  */
 import { type Logger, pino } from "pino";
 import { PermanentJobError, RetryLaterError } from "../../jobs/errors.ts";
@@ -20,6 +21,7 @@ import {
   markApproverReminded,
   markDecisionShown,
   recordApprovalMessage,
+  releaseReminder,
 } from "../../store/repositories/approvals.ts";
 import { getOrder, type Order } from "../../store/repositories/orders.ts";
 import type { OrderNotifier } from "../ports.ts";
@@ -76,12 +78,6 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
       return null;
     }
     return { order, log };
-  }
-
-  /** Throws RetryLaterError when `at` (ISO) is still in the future by the app's clock. */
-  function notBefore(at: string, what: string): void {
-    const waitMs = Date.parse(at) - now().getTime();
-    if (waitMs > 0) throw new RetryLaterError(waitMs, `the ${what} is due at ${at}`);
   }
 
   const request: JobHandler<unknown> = async (job) => {
@@ -178,11 +174,19 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     const loaded = await load(job);
     if (loaded?.order.status !== "awaiting_approval") return;
     const { order, log } = loaded;
-    notBefore(order.approval!.remindAt, "reminder");
-    for (const dm of await listApprovalMessages(deps.store, order.id)) {
-      if (dm.remindedAt) continue;
-      await deps.approvals.remind(order, dm, { signal: job.signal });
-      await markApproverReminded(deps.store, order.id, dm.approver);
+    const dms = await listApprovalMessages(deps.store, order.id);
+    // Due before the request's DMs went out (a reminder due at once, or DMs still failing): once they are.
+    if (dms.length === 0) throw new RetryLaterError(MESSAGE_WAIT_MS, "the approvers' DMs are not sent yet");
+    for (const dm of dms) {
+      // Claimed before it is sent, so two runs at once (or a run repeated) never remind anyone twice; released
+      // when Slack did not take it, so the retry sends it.
+      if (dm.remindedAt || !(await markApproverReminded(deps.store, order.id, dm.approver))) continue;
+      try {
+        await deps.approvals.remind(order, dm, { signal: job.signal });
+      } catch (error) {
+        await releaseReminder(deps.store, order.id, dm.approver);
+        throw error;
+      }
     }
     log.info("approvers reminded");
   };
@@ -191,7 +195,6 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     const loaded = await load(job);
     if (loaded?.order.status !== "awaiting_approval") return;
     const { order, log } = loaded;
-    notBefore(order.approval!.expireAt, "expiry");
     const expired = await recordDecision(deps, order.id, { outcome: "expired", by: null, reason: null });
     log.info({ expired: expired !== null }, "approval request expired");
   };

@@ -174,6 +174,14 @@ async function markOnce(
 export const markApproverReminded = (q: Queryable, orderId: string, approver: string) =>
   markOnce(q, "reminded_at", orderId, approver);
 
+/** Undoes `markApproverReminded` when the reminder could not be sent. */
+export async function releaseReminder(q: Queryable, orderId: string, approver: string): Promise<void> {
+  await q.query("UPDATE approval_messages SET reminded_at = NULL WHERE order_id = $1 AND approver = $2", [
+    orderId,
+    approver,
+  ]);
+}
+
 export const markDecisionShown = (q: Queryable, orderId: string, approver: string) =>
   markOnce(q, "decided_shown_at", orderId, approver);
 
