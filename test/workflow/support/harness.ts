@@ -8,7 +8,13 @@ import { withWorkflowSteps } from "../../../src/orders/workflow/placement-job.ts
 import { createSlackWorkflowFunctions } from "../../../src/orders/workflow/slack-functions.ts";
 import * as functions from "../../../src/slack/listeners/functions/index.ts";
 import { getOrderByIdempotencyKey, type Order } from "../../../src/store/repositories/orders.ts";
-import { NO_BOT, type SlackWorld, startSlackWorld, type Transport } from "../../helpers/slack-world.ts";
+import {
+  NO_BOT,
+  type SlackWorld,
+  type SlackWorldOptions,
+  startSlackWorld,
+  type Transport,
+} from "../../helpers/slack-world.ts";
 
 export { NO_BOT, TRANSPORTS, type Transport } from "../../helpers/slack-world.ts";
 
@@ -30,6 +36,10 @@ export interface WorkflowHarnessOptions {
   deadlineMs: number;
   /** Fixed delay between place-order retries (seconds). */
   retryDelaySeconds?: number;
+  /** The customer file (default the example's). */
+  config?: SlackWorldOptions["config"];
+  /** The app's clock. */
+  now?: () => Date;
 }
 
 export async function startWorkflowHarness(options: WorkflowHarnessOptions): Promise<WorkflowHarness> {
@@ -52,6 +62,16 @@ export async function startWorkflowHarness(options: WorkflowHarnessOptions): Pro
     supplierRetry: { maxAttempts: 1 },
     placeOrderPolicy: { retryDelaySeconds: options.retryDelaySeconds ?? 1, retryLimit: 50 },
     register: (app, ctx) => functions.register(app, ctx, { deadlineMs: options.deadlineMs }),
+    ...(options.config && { config: options.config }),
+    ...(options.now && { now: options.now }),
+    // A rejected or expired approval fails the step.
+    approvalExtras: ({ fake }) => ({
+      workflowFunctions: createSlackWorkflowFunctions({
+        token: BOT_TOKEN,
+        apiUrl: fake.apiUrl,
+        timeoutMs: 5000,
+      }),
+    }),
     wrapPlaceOrder: (placeOrder, { store, jobs, slack, fake }) =>
       withWorkflowSteps(placeOrder, {
         store,
