@@ -127,6 +127,8 @@ export interface SlackRequests {
   messageAction(input: MessageActionInput): Promise<SlackHttpResponse>;
   functionExecuted(input: FunctionExecutedInput): Promise<SlackHttpResponse & { eventId: string }>;
   urlVerification(challenge: string): Promise<SlackHttpResponse>;
+  /** The user opened the app's Home tab (`app_home_opened`, tab `home`). */
+  appHomeOpened(input: Actor): Promise<SlackHttpResponse>;
   /** Sends any body: over HTTP signed unless `signature` overrides it; in Socket Mode as the envelope it makes. */
   send(raw: RawRequest): Promise<SlackHttpResponse>;
 }
@@ -313,6 +315,40 @@ export function slackPayloads(opts: PayloadOptions) {
       };
     },
 
+    appHomeOpened(i: Actor): SlackPayload & { kind: "event"; eventId: string } {
+      const now = clock();
+      const eventId = `Ev${randomBytes(6).toString("hex").toUpperCase()}`;
+      return {
+        kind: "event",
+        eventId,
+        body: {
+          token: VERIFICATION_TOKEN,
+          team_id: opts.teamId,
+          api_app_id: opts.appId,
+          type: "event_callback",
+          event_id: eventId,
+          event_time: Math.floor(now / 1000),
+          event: {
+            type: "app_home_opened",
+            user: i.userId,
+            channel: `D${i.userId.replace(/^[UW]/, "")}`,
+            tab: "home",
+            event_ts: (now / 1000).toFixed(6),
+          },
+          authorizations: [
+            {
+              enterprise_id: null,
+              team_id: opts.teamId,
+              user_id: "U0ORDERBOT",
+              is_bot: true,
+              is_enterprise_install: false,
+            },
+          ],
+          is_ext_shared_channel: false,
+        },
+      };
+    },
+
     urlVerification: (challenge: string): SlackPayload => ({
       kind: "event",
       body: { token: VERIFICATION_TOKEN, challenge, type: "url_verification" },
@@ -341,5 +377,6 @@ export function requestsOver(
       return { ...(await deliver(payload)), eventId: payload.eventId };
     },
     urlVerification: (challenge) => deliver(payloads.urlVerification(challenge)),
+    appHomeOpened: (i) => deliver(payloads.appHomeOpened(i)),
   };
 }

@@ -224,6 +224,7 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
   const home = createHomeRefresher({
     store: options.store,
     client,
+    approvals,
     logger,
     ...(options.homeDebounceMs !== undefined ? { debounceMs: options.homeDebounceMs } : {}),
   });

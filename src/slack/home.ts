@@ -1,17 +1,24 @@
 /** Publishing App Home's "My orders" for a user (on app_home_opened, and by anyone whose change shows there). */
 import type { webApi } from "@slack/bolt";
 import { type Logger, pino } from "pino";
+import type { ApprovalDeps } from "../orders/approvals/decide.ts";
+import { awaitingApprovalBy } from "../orders/approvals/home.ts";
 import { listRecentOrdersForUser, type Order } from "../store/repositories/orders.ts";
 import { buildHomeView, HOME_ORDER_LIMIT } from "./blocks/home.ts";
 import type { SlackContext } from "./context.ts";
 
 export async function publishHome(
-  ctx: Pick<SlackContext, "store">,
+  ctx: Pick<SlackContext, "store"> & {
+    approvals?: Pick<ApprovalDeps, "customer" | "membership"> | undefined;
+  },
   client: webApi.WebClient,
   userId: string,
 ): Promise<void> {
-  const orders = await listRecentOrdersForUser(ctx.store, userId, HOME_ORDER_LIMIT);
-  await client.views.publish({ user_id: userId, view: buildHomeView(orders) });
+  const [orders, awaitingMe] = await Promise.all([
+    listRecentOrdersForUser(ctx.store, userId, HOME_ORDER_LIMIT),
+    ctx.approvals ? awaitingApprovalBy(ctx.store, ctx.approvals, userId) : [],
+  ]);
+  await client.views.publish({ user_id: userId, view: buildHomeView(orders, awaitingMe) });
 }
 
 /** Keeps a requester's Home tab in step with their orders: `orderChanged` after the order changed in the store. */
@@ -25,6 +32,8 @@ export interface HomeRefresher {
 export interface HomeRefresherOptions {
   store: SlackContext["store"];
   client: webApi.WebClient;
+  /** Lets an approver's Home show "Waiting for your approval". */
+  approvals?: Pick<ApprovalDeps, "customer" | "membership">;
   /**
    * Changes to one user's orders within this window become one `views.publish` (default 1 s): a burst of
    * supplier events (picked, packed, shipped) costs one call, well within `views.publish`'s rate limit.
@@ -43,7 +52,7 @@ export function createHomeRefresher(options: HomeRefresherOptions): HomeRefreshe
   async function publish(userId: string): Promise<void> {
     try {
       // Reads the user's orders when it runs, so the refresh shows everything that changed while it waited.
-      await publishHome({ store: options.store }, options.client, userId);
+      await publishHome({ store: options.store, approvals: options.approvals }, options.client, userId);
     } catch (error) {
       logger.warn({ err: error, userId }, "could not refresh the user's App Home");
     }

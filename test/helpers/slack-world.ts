@@ -83,6 +83,8 @@ export interface SlackWorldOptions {
   approvalExtras?: (parts: { store: Store; jobs: Jobs; slack: SlackApp; fake: FakeSlack }) => {
     workflowFunctions?: import("../../src/orders/workflow/ports.ts").WorkflowFunctions;
   };
+  /** Counts approvals (src/metrics-approvals.ts). */
+  approvalMetrics?: CreateSlackAppOptions["approvalMetrics"];
   /** The app's clock (default the real one): approvals' reminders and expiries are due by it. */
   now?: () => Date;
   /** Retries of the approval jobs (default 1 s apart, 3 times). */
@@ -157,6 +159,7 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     ...(options.socket && { socket: options.socket }),
     ...(options.logger && { logger: options.logger }),
     ...(options.now && { now: options.now }),
+    ...(options.approvalMetrics && { approvalMetrics: options.approvalMetrics }),
   });
   const supplier = new SupplierClient({
     baseUrl: options.supplierUrl,

@@ -1,6 +1,8 @@
 /** App Home: "My orders" (the user's recent orders with status, ticket, recipient and tracking) and a button. */
 import type { types } from "@slack/bolt";
 import type { Order } from "../../store/repositories/orders.ts";
+import { approvalLine } from "./approval.ts";
+import { homeApprovalBlocks } from "./home-approvals.ts";
 import { ACTION } from "./ids.ts";
 import { orderStatusLine, trackingLinks } from "./order-message.ts";
 import { escapeMrkdwn as esc, mrkdwn, plain } from "./text.ts";
@@ -10,8 +12,9 @@ type KnownBlock = types.KnownBlock;
 /** 3 fixed blocks + 2 per order ≤ 100. */
 export const HOME_ORDER_LIMIT = 20;
 
-export function buildHomeView(orders: readonly Order[]): types.HomeView {
+export function buildHomeView(orders: readonly Order[], awaitingMe: readonly Order[] = []): types.HomeView {
   const blocks: KnownBlock[] = [
+    ...homeApprovalBlocks(awaitingMe),
     { type: "header", text: plain("My orders", 150) },
     {
       type: "actions",
@@ -41,6 +44,7 @@ export function buildHomeView(orders: readonly Order[]): types.HomeView {
     const lines = [
       `*${esc(order.customerReference ?? order.externalDocumentNumber)}* · ${esc(order.externalDocumentNumber)}${where}`,
       orderStatusLine(order),
+      ...(order.approval ? [approvalLine(order) ?? ""].filter(Boolean) : []),
       `For ${esc(`${contact.firstName} ${contact.lastName}`.trim())} · ${order.request.orderLines.length} line(s)`,
       ...(links.length > 0 ? [links.join(" · ")] : []),
     ];

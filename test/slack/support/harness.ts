@@ -53,6 +53,7 @@ export interface HarnessOptions {
   /** The app's clock. */
   now?: SlackWorldOptions["now"];
   approvalExtras?: SlackWorldOptions["approvalExtras"];
+  approvalMetrics?: SlackWorldOptions["approvalMetrics"];
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
@@ -87,6 +88,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     ...(options.config && { config: options.config }),
     ...(options.now && { now: options.now }),
     ...(options.approvalExtras && { approvalExtras: options.approvalExtras }),
+    ...(options.approvalMetrics && { approvalMetrics: options.approvalMetrics }),
   });
   const { fake, store, requests } = world;
   const user = (userId: string) => new SlackUser({ fake, requests, userId, timeoutMs: 8000 });

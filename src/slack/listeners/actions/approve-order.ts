@@ -1,6 +1,7 @@
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from "@slack/bolt";
 import { decideApproval } from "../../../orders/approvals/decide.ts";
 import type { SlackContext } from "../../context.ts";
+import { publishHome } from "../../home.ts";
 import { notifyUser } from "../../view-failures.ts";
 import { approvalOrderId } from "./reject-order.ts";
 
@@ -33,6 +34,13 @@ export function approveOrder(ctx: SlackContext) {
         channelId: body.channel?.id,
       };
       await notifyUser(client, target, result.message, ctx.logger);
+      return;
+    }
+    // Clicked in App Home: the order leaves "Waiting for your approval" there at once.
+    if (body.view?.type === "home") {
+      await publishHome(ctx, client, userId).catch((error: unknown) =>
+        ctx.logger.warn({ err: error, userId }, "could not refresh the approver's App Home"),
+      );
     }
   };
 }
