@@ -25,6 +25,7 @@ import {
   scrubSecrets,
   warn,
 } from "./check.ts";
+import { approverGroupsIn, checkApproverGroups } from "./checks/approvers.ts";
 import { type CustomerConfigLoader, checkCustomerConfig } from "./checks/customer.ts";
 import { checkMigrations, openStoreForCheck } from "./checks/database.ts";
 import { checkFailedJobs } from "./checks/jobs.ts";
@@ -189,8 +190,20 @@ export async function runDoctorChecks(
             ]),
           ]),
     ]);
+    // Only when a profile names approver groups (src/orders/approvals/).
+    const approvers =
+      customer && approverGroupsIn(customer).size > 0
+        ? await runCheck("approver-groups", timeoutMs, () =>
+            checkApproverGroups(customer!, {
+              botToken: cfg.slack.botToken,
+              timeoutMs: Math.min(cfg.slack.timeoutMs, timeoutMs),
+              ...(cfg.slack.apiUrl ? { apiUrl: cfg.slack.apiUrl } : {}),
+            }),
+          )
+        : null;
     results.push(
       slack,
+      ...(approvers ? [approvers] : []),
       ...(slackSocket ? [slackSocket] : []),
       supplier,
       ...keys.flat(),

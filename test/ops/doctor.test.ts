@@ -433,6 +433,28 @@ describe("order-desk doctor against broken set-ups", () => {
     );
   });
 
+  it("checks that approver groups exist and have members, when a profile names some", async () => {
+    const withGroups = (groups: string) =>
+      EXAMPLE.replace(
+        "allowWorkflows: true",
+        `allowWorkflows: true\n    approval: { approvers: [U0MANAGER], approverGroups: [${groups}] }`,
+      );
+    const file = join(workDir, "approvers.yml");
+    writeFileSync(file, withGroups("S0NOSUCH"));
+    const missing = await doctor({ ORDER_DESK_CONFIG: file });
+    expect(missing.code).toBe(1);
+    expect(missing.results.get("approver-groups")).toMatchObject({ status: "fail" });
+    expect(missing.results.get("approver-groups")?.detail).toMatch(/no such user group.*S0NOSUCH.*"Acme EU"/);
+
+    slack.addUsergroup({ id: "S0APPROVE", handle: "approvers", users: ["U0MANAGER"] });
+    writeFileSync(file, withGroups("S0APPROVE"));
+    const found = await doctor({ ORDER_DESK_CONFIG: file });
+    expect(found.results.get("approver-groups")).toMatchObject({
+      status: "ok",
+      detail: "1 approver group(s) found, 1 member(s) in all",
+    });
+  });
+
   it("checks each profile's own secret as well as the deployment's", async () => {
     const file = join(workDir, "own-secret.yml");
     writeFileSync(
