@@ -29,6 +29,9 @@ describe("npm run demo", () => {
     expect(run.stdout.match(/status: 🎉 \*Delivered\*/g)).toHaveLength(2);
     expect(run.stdout).toContain("Order for *HD-1042*");
     expect(run.stdout).toContain("Order for *HD-1043*");
+    // The shortcut's order needs approval (a phone): mark approves it from his DM, and its thread says so.
+    expect(run.stdout).toContain("HD-1043 waits for approval (a phone); mark approves it from his DM");
+    expect(run.stdout).toContain("Order Desk: ✅ Approved by @mark. Placing the order with the supplier.");
     // The quiet thread: milestones only, the delivery sent to the channel once per order.
     expect(run.stdout).toMatch(
       /HD-1042-1 +1 parcel +10 supplier events +→ +3 replies, 1 also sent to the channel/,

@@ -9,7 +9,7 @@
  * threads and what each order's thread got, and exits 0 (non-zero naming the step that failed).
  */
 import { createWriteStream } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -21,7 +21,7 @@ import { CALLBACK } from "../../src/slack/blocks/ids.ts";
 import { STATUS_LINE_BLOCK_ID } from "../../src/slack/blocks/updates/status-line.ts";
 import { type FakeSlack, runWorkflowStep, SlackUser } from "../fake-slack/index.ts";
 import { createSocketModeRequests } from "../socket-mode-requests.ts";
-import { startWorld, type World } from "../world.ts";
+import { EXAMPLE_CUSTOMER_CONFIG, startWorld, type World } from "../world.ts";
 
 export interface DemoIo {
   stdout: { write(chunk: string): unknown };
@@ -43,6 +43,28 @@ const NEW_HIRE = "U0NEWHIRE";
 const HELPDESK = "C0HELPDESK";
 const ONBOARDING = "C0ONBOARD";
 const ADMIN = "C0ITADMIN";
+
+/**
+ * The example customer file, with an approval rule for "Acme EU": phones need mark's yes (the demo's shortcut
+ * order is one). Written next to the demo's database.
+ */
+async function demoCustomerConfig(dir: string): Promise<string> {
+  const example = await readFile(EXAMPLE_CUSTOMER_CONFIG, "utf8");
+  const approval = [
+    "    allowWorkflows: true",
+    "    approval:",
+    `      approvers: [${MANAGER}]`,
+    "      when:",
+    "        - categories: [Phones]",
+    "",
+  ].join("\n");
+  const withApproval = example.replace("    allowWorkflows: true\n", approval);
+  if (withApproval === example)
+    throw new Error("the example customer file has no allowWorkflows line to extend");
+  const file = join(dir, "order-desk.config.yml");
+  await writeFile(file, withApproval);
+  return file;
+}
 
 class StepFailed extends Error {
   constructor(
@@ -144,6 +166,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
 
   try {
     say("Order Desk demo: everything runs on this machine, nothing leaves it.\n");
+    const customerConfig = await demoCustomerConfig(dir);
     const world: World = await step(
       `start the supplier sandbox (speed ×${args.speed}), a local Secrets Manager holding the supplier ` +
         "API key, and the fake Slack workspace",
@@ -151,6 +174,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
         startWorld({
           speed: args.speed,
           seed: "demo",
+          customerConfig,
           slackMode: args.socket ? "socket" : "http",
           sandbox: { logger },
           keyExpiresInDays: 200,
@@ -237,7 +261,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
       const ticket = fake.postAsUser(
         HELPDESK,
         MANAGER,
-        "HD-1043: Tom in Rotterdam needs a second monitor for his desk, please.",
+        "HD-1043: Tom in Rotterdam needs a company phone, please.",
       );
       const { triggerId } = await alice.shortcutOnMessage({
         channel: HELPDESK,
@@ -254,11 +278,35 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
         address1: "Coolsingel 40",
         city: "Rotterdam",
         zip: "3011 AD",
-        line_0_item: { value: "MON-27-4K", text: 'Monitor 27" 4K USB-C (MON-27-4K)' },
+        line_0_item: { value: "PHONE-STD", text: "Smartphone (standard) (PHONE-STD)" },
         line_0_quantity: "1",
       });
       if (done.outcome.outcome !== "closed")
         throw new Error(`the modal did not close: ${JSON.stringify(done.outcome)}`);
+    });
+
+    await step("HD-1043 waits for approval (a phone); mark approves it from his DM", async () => {
+      const mark = new SlackUser({ fake, requests, userId: MANAGER, timeoutMs: 10_000 });
+      const dm = await fake.waitFor(
+        () =>
+          fake
+            .dm(MANAGER)
+            .find(
+              (m) =>
+                m.threadTs === undefined && JSON.stringify(m.versions.at(-1)?.blocks).includes("HD-1043"),
+            ),
+        { what: "mark's approval DM for HD-1043", timeoutMs: args.timeoutMs },
+      );
+      say(`      mark's DM: ${dm.versions.at(-1)?.text}`);
+      await mark.clickInMessage({ channel: dm.channel, ts: dm.ts, actionId: "approve_order" });
+      const decided = await fake.waitFor(
+        () => {
+          const latest = fake.message(dm.channel, dm.ts)?.versions.at(-1);
+          return latest && !JSON.stringify(latest.blocks).includes("approve_order") ? latest : undefined;
+        },
+        { what: "mark's DM to show the approval", timeoutMs: args.timeoutMs },
+      );
+      say(`      then: ${decided.text}`);
     });
 
     const execution = await step(
