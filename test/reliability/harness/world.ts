@@ -23,6 +23,9 @@ export const OUTSIDER = "U0OUTSIDE";
 export const BUYER_GROUP = "S0BUYERS";
 export const ADMIN_CHANNEL = "C0ITADMIN";
 export const RESTRICTED_CHANNEL = "C0RESTRICT";
+/** The "Approvals" and "Approvals B" profiles: their channels and approvers (each approves only their own). */
+export const APPROVALS = { channel: "C0APPROVA", approver: "U0APPROVA" } as const;
+export const APPROVALS_B = { channel: "C0APPROVB", approver: "U0APPROVB" } as const;
 /** The channels of the "Reliability" profile (fixtures/order-desk.config.yml). */
 export const CHANNELS = Array.from({ length: 40 }, (_, i) => `C0REL${String(i + 1).padStart(3, "0")}`);
 
@@ -166,11 +169,15 @@ export async function startWorld(options: WorldOptions): Promise<World> {
       users: [
         { id: AGENT, name: "alice", realName: "Alice Agent" },
         { id: OUTSIDER, name: "oscar", realName: "Oscar Outsider" },
+        { id: APPROVALS.approver, name: "ada", realName: "Ada Approver" },
+        { id: APPROVALS_B.approver, name: "bob", realName: "Bob Approver" },
       ],
       channels: [
         ...CHANNELS.map((id) => ({ id, name: id.toLowerCase() })),
         { id: ADMIN_CHANNEL, name: "it-admin" },
         { id: RESTRICTED_CHANNEL, name: "restricted" },
+        { id: APPROVALS.channel, name: "approvals" },
+        { id: APPROVALS_B.channel, name: "approvals-b" },
       ],
       usergroups: [{ id: BUYER_GROUP, handle: "buyers", users: [] }],
       // Order Desk's own pacing keeps it under Slack's limit; the fake enforces it to prove that.
