@@ -3,12 +3,16 @@
  * whose handler only acks. Requests are signed like Slack's. The valid payload comes from a real modal: the
  * benchmark runs `/order` against our app, lets it open the modal in a fake Slack (in this process, which is
  * idle while the load runs), fills the form and takes the view as Slack would send it.
+ *
+ * Also (issue 25) how fast an approver's Approve click is acked (PGlite only): the same signed `block_actions`
+ * against an order waiting for approval, within the same budget as the submit's ack.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FIELD_BLOCK } from "../../src/slack/blocks/ids.ts";
+import { ACTION, BLOCK, FIELD_BLOCK } from "../../src/slack/blocks/ids.ts";
 import { startFakeSlack } from "../../tools/fake-slack/index.ts";
+import { slackPayloads } from "../../tools/slack-payloads.ts";
 import { compareServers, describeLoad, describeTail } from "../lib/compare.ts";
 import { HELPDESK, IT_ADMIN, validSubmission } from "../lib/slack-form.ts";
 import type { BenchContext, Benchmark, Measured } from "../lib/types.ts";
@@ -51,13 +55,36 @@ export const benchmark: Benchmark = {
   name: "slack-ack",
   description: `view_submission ack latency p50/p99 at ${CONNECTIONS} concurrent vs a Bolt app that only acks`,
   requires: ["src/slack/app.ts", "tools/fake-slack/index.ts", "examples/order-desk.config.yml"],
-  rows: [...rowsFor("", "PGlite"), ...rowsFor("pg-", "PostgreSQL")],
+  rows: [
+    ...rowsFor("", "PGlite"),
+    ...rowsFor("pg-", "PostgreSQL"),
+    {
+      id: "approve-p50",
+      metric: "Approve click (block_actions) ack p50 (PGlite)",
+      unit: "ms",
+      baselineLabel: BOLT_ACK_ONLY,
+      bounds: [],
+    },
+    {
+      id: "approve-p99",
+      metric: "Approve click (block_actions) ack p99 (PGlite)",
+      unit: "ms",
+      baselineLabel: BOLT_ACK_ONLY,
+      // The submit's budget.
+      bounds: [
+        { on: "value", op: "<=", value: 50 },
+        { on: "ratio", op: "<=", value: 1.5 },
+      ],
+    },
+  ],
   async run(ctx) {
     const dir = await mkdtemp(join(tmpdir(), "order-desk-bench-"));
     const results: Record<string, Measured> = {};
     try {
       ctx.log("  PGlite (on disk)");
       Object.assign(results, await measureOn(ctx, { dataDir: join(dir, "store") }, "PGlite on disk", ""));
+      ctx.log("  Approve clicks (PGlite)");
+      Object.assign(results, await measureApprove(ctx, join(dir, "approvals")));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -140,6 +167,71 @@ async function measureOn(
         failed,
       },
       [`${prefix}rate`]: { ours: result.ours.rate, baseline: result.baseline.rate, failed },
+    };
+  } finally {
+    await fake.close();
+  }
+}
+
+/** Approve clicks by the order's approver, as Slack signs them, against our app with one order waiting. */
+async function measureApprove(ctx: BenchContext, dataDir: string): Promise<Record<string, Measured>> {
+  const fake = await startFakeSlack({
+    botToken: BOT_TOKEN,
+    channels: [
+      { id: HELPDESK, name: "helpdesk" },
+      { id: IT_ADMIN, name: "it-admin" },
+    ],
+  });
+  try {
+    const payloads = slackPayloads({ teamId: fake.teamId, appId: fake.appId });
+    const click = (orderId: string) => {
+      const request = payloads.blockActions({
+        userId: "U0MANAGER",
+        triggerId: fake.issueTriggerId("U0MANAGER"),
+        responseUrl: fake.responseUrl(),
+        message: { channelId: "D0MANAGER", message: { ts: "1700000000.000100", text: "" } },
+        actions: [
+          { type: "button", action_id: ACTION.approveOrder, block_id: BLOCK.approvalActions, value: orderId },
+        ],
+      });
+      if (request.kind !== "interactive") throw new Error("block_actions is an interactive payload");
+      return request.payload;
+    };
+    const result = await compareServers(
+      ctx,
+      {
+        baseline: { script: "bench/servers/bolt-ack-only.ts", config: { signingSecret: SIGNING_SECRET } },
+        ours: {
+          script: "bench/servers/slack-app.ts",
+          config: {
+            botToken: BOT_TOKEN,
+            signingSecret: SIGNING_SECRET,
+            slackApiUrl: fake.apiUrl,
+            dataDir,
+            approvals: true,
+          },
+        },
+      },
+      {
+        connections: CONNECTIONS,
+        rounds: ctx.durations.tailRounds,
+        scenario: "block-action",
+        path: "/slack/events",
+        options: (server) => ({
+          signingSecret: SIGNING_SECRET,
+          path: "/slack/events",
+          payload: click(String(server.info.orderId ?? "no-order")),
+        }),
+      },
+    );
+    const failed = result.ours.failed > 0 || result.baseline.failed > 0;
+    const note =
+      `${CONNECTIONS} connections, saturating; the first click approves, the rest answer "already approved" ` +
+      `after the ack; ${describeLoad("ours", result.ours)}; ${describeLoad("ack-only", result.baseline)}` +
+      (failed ? " — failures make these figures invalid" : "");
+    return {
+      "approve-p50": { ours: result.ours.latency.p50, baseline: result.baseline.latency.p50, failed },
+      "approve-p99": { ours: result.ours.latency.p99, baseline: result.baseline.latency.p99, note, failed },
     };
   } finally {
     await fake.close();
