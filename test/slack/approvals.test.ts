@@ -199,6 +199,43 @@ describe.each(TRANSPORTS)("approvals over %s", (transport) => {
     expect(sentFor("APR-2")).toBe(0);
   });
 
+  it("lets the requester fix and resubmit a rejected order, which asks the approvers again and is placed once approved", async () => {
+    const rejected = await h.waitForOrder(
+      (o) => o.customerReference === "APR-2" && o.status === "rejected_by_approver",
+      "APR-2 rejected",
+    );
+    const click = await h.agent.clickInMessage({
+      channel: HELPDESK,
+      ts: rejected.slackMessageTs!,
+      actionId: "fix_and_resubmit",
+    });
+    const fix = await h.agent.openedModal(click.triggerId);
+    const resubmitted = await h.agent.submit(fix.id, { line_0_quantity: "1" });
+    expect(resubmitted.outcome.outcome).toBe("closed");
+    const again = await h.waitForOrder(
+      (o) => o.id === rejected.id && o.status === "awaiting_approval",
+      "APR-2 waiting again",
+    );
+    expect(again.approval?.decidedBy).toBeNull();
+    // A new DM with buttons for each approver (the old ones keep showing the rejection).
+    const fresh = await h.fake.waitFor(
+      () =>
+        h.fake
+          .dm(MANAGER)
+          .find(
+            (m) =>
+              m.threadTs === undefined &&
+              texts(m.versions.at(-1)?.blocks).includes("*APR-2*") &&
+              texts(m.versions.at(-1)?.blocks).includes("approve_order"),
+          ),
+      { what: "a new approval DM for APR-2" },
+    );
+    await clickApproval(h, MANAGER, fresh, "approve_order");
+    const placed = await h.waitForOrder((o) => o.id === rejected.id && o.status === "received", "placement");
+    expect(placed.approval?.decidedBy).toBe(MANAGER);
+    expect(sentFor("APR-2")).toBe(1);
+  });
+
   it("places an order that matches no rule at once, as before", async () => {
     const order = await orderFor(h, "APR-3", { delivery_at: "Office", company: "Acme BV" });
     expect(order.approval ?? null).toBeNull();
