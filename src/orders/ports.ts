@@ -2,7 +2,7 @@
  * What the order workflow needs from the outside world, as interfaces: orders/ knows nothing of Bolt or HTTP.
  * The Slack implementation is src/slack/notifier.ts; the workflow step decorates it to complete its function.
  */
-import type { Order, OriginMessage } from "../store/repositories/orders.ts";
+import type { Order, OriginMessage } from "./model/order.ts";
 
 export type OrderChange =
   /** Stored and waiting for (or in) placement: the "placing order for TICKET …" message. */
