@@ -9,11 +9,11 @@ export type OrderChange =
   | { kind: "placing" }
   /** The supplier accepted it (correlationId, or `placedEarlier` when a retry proved an earlier attempt). */
   | { kind: "placed" }
-  /** The supplier (or our copy of its rules) refused it: `order.lastError` has the reasons; fix and resubmit. */
+  /** The supplier (or our copy of its rules) refused it: `order.failure` has the reasons; fix and resubmit. */
   | { kind: "rejected" }
   /** Not placed yet and retried automatically (supplier unavailable, key rejected): `reason` in plain words. */
   | { kind: "retrying"; reason: string; nextAttemptAt?: Date | undefined }
-  /** Given up for good: `order.lastError` says why. */
+  /** Given up for good: `order.failure` says why. */
   | { kind: "failed" };
 
 /**
