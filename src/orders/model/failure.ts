@@ -162,8 +162,17 @@ export function parseOrderFailure(stored: unknown): OrderFailure | null {
     const legacy = orderFailureSchema.safeParse(upgraded(stored as Record<string, unknown>));
     if (legacy.success) return legacy.data;
   }
-  const text = (stored as { message?: unknown }).message;
-  return { kind: "failed", reason: "unexpected", ...(typeof text === "string" && { message: text }) };
+  const {
+    kind,
+    code,
+    message: text,
+  } = (stored ?? {}) as { kind?: unknown; code?: unknown; message?: unknown };
+  const said = typeof text === "string" ? { message: text } : {};
+  // A refusal whose details we cannot read is still a refusal: the agent fixes and resubmits.
+  if (kind === "rejected") {
+    return { kind, reason: "rejected", code: typeof code === "string" ? code : "UNKNOWN", ...said };
+  }
+  return { kind: "failed", reason: "unexpected", ...said };
 }
 
 /** True when an attempt may have reached the supplier: a DUPLICATE_ORDER later means the order is ours. */
