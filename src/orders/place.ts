@@ -55,7 +55,7 @@ import {
   retryingOf,
 } from "./failure-of.ts";
 import { type FinalFailure, mayHaveBeenPlaced } from "./model/failure.ts";
-import type { Order } from "./model/order.ts";
+import { isRejected, type Order } from "./model/order.ts";
 import type { OrderChange, OrderNotifier, PlacementMetrics } from "./ports.ts";
 import { showOrder } from "./show-order.ts";
 import type { PlaceOrderJobData } from "./submit.ts";
@@ -115,7 +115,7 @@ function isShowJob(data: unknown): data is ShowOrderJobData {
 /** The change that shows an order's current state, when that state is final. */
 function finalChange(order: Order): OrderChange | null {
   if (order.status === "failed") {
-    return order.failure?.kind === "rejected" ? { kind: "rejected" } : { kind: "failed" };
+    return isRejected(order) ? { kind: "rejected" } : { kind: "failed" };
   }
   if (order.status === "queued" || order.status === "placing") return null;
   return { kind: "placed" };

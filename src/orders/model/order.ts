@@ -74,6 +74,16 @@ export interface OriginMessage {
   threadTs?: string | null | undefined;
 }
 
+/** Still being placed, after an attempt that failed in a way that may pass (the queue retries). */
+export function isRetrying(order: Pick<Order, "status" | "failure">): boolean {
+  return (order.status === "placing" || order.status === "queued") && order.failure?.kind === "retrying";
+}
+
+/** Refused by the supplier (or our copy of its rules): the agent fixes and resubmits. */
+export function isRejected(order: Pick<Order, "status" | "failure">): boolean {
+  return order.status === "failed" && order.failure?.kind === "rejected";
+}
+
 /**
  * Whether "Fix and resubmit" applies: refused or given up, and never accepted by the supplier. The one rule,
  * used by the order's message (whether to offer the button) and by the resubmission itself.

@@ -8,7 +8,7 @@ import type { Customer } from "../../config/catalog.ts";
 import { parseStoredDraft } from "../../orders/draft.ts";
 import { describeFieldErrors, fieldErrorsFromDetails } from "../../orders/fields.ts";
 import { mayHaveBeenPlaced } from "../../orders/model/failure.ts";
-import { canResubmit, type Order } from "../../orders/model/order.ts";
+import { canResubmit, isRejected, isRetrying, type Order } from "../../orders/model/order.ts";
 import { readTracking } from "../../orders/updates/tracking.ts";
 import { parseWorkflowContext } from "../../orders/workflow/context.ts";
 import { COUNTRIES, isCountryCode } from "../../supplier/countries.ts";
@@ -33,10 +33,6 @@ const MAX_LINE_SECTIONS = 8;
 /** Longest ticket id or document number, and longest reason, in the message's notification text. */
 const TEXT_VALUE_MAX = 100;
 const TEXT_REASON_MAX = 500;
-
-const isRetrying = (order: Order) =>
-  (order.status === "placing" || order.status === "queued") && order.failure?.kind === "retrying";
-const isRejected = (order: Order) => order.status === "failed" && order.failure?.kind === "rejected";
 
 const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
 
