@@ -28,9 +28,9 @@ import {
   type Order,
   setOriginMessage,
 } from "../../src/store/repositories/orders.ts";
+import { signWebhook } from "../../src/supplier/webhook-signature.ts";
 import { createOrphanSweeper, type OrphanSweeper } from "../../src/webhooks/orphans.ts";
 import { type WebhookReceiverOptions, webhookRoute } from "../../src/webhooks/receiver.ts";
-import { signWebhook } from "../../src/webhooks/signature.ts";
 import { type FakeSlack, startFakeSlack } from "../../tools/fake-slack/index.ts";
 import { validOrder } from "../supplier/support/fixtures.ts";
 
