@@ -10,10 +10,11 @@ import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { createReadiness, healthRoutes, socketCheck, storeCheck } from "./http/health.ts";
 import { metricsRoute } from "./http/metrics.ts";
 import { type HttpServer, startHttpServer } from "./http/server.ts";
-import { createJobs, type Jobs, QUEUES } from "./jobs/index.ts";
+import { createJobs, type Jobs } from "./jobs/index.ts";
 import { createLogger } from "./log.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { placeOrderJob } from "./orders/place.ts";
+import { workPlacement } from "./orders/placement-queues.ts";
 import type { AdminAlert } from "./orders/ports.ts";
 import { showOrder } from "./orders/show-order.ts";
 import { ChannelPacer } from "./orders/updates/pacer.ts";
@@ -190,8 +191,8 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       logger,
       ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
     });
-    jobs.work(
-      QUEUES.placeOrder,
+    workPlacement(
+      jobs,
       withWorkflowSteps(placeOrder, {
         store,
         jobs,

@@ -14,7 +14,6 @@ import type { Jobs } from "../jobs/jobs.ts";
 import { slackSdkLogger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import { type Authorizer, createAuthorizer } from "../orders/authorization.ts";
-import { createBatchedIntake } from "../orders/intake.ts";
 import type { OrderNotifier } from "../orders/ports.ts";
 import type { SubmitDeps } from "../orders/submit.ts";
 import type { ChannelPacer } from "../orders/updates/pacer.ts";
@@ -53,7 +52,7 @@ export interface CreateSlackAppOptions {
 
   customer: Customer;
   store: Store;
-  jobs: Pick<Jobs, "send" | "sendMany" | "sendManyWithin">;
+  jobs: Pick<Jobs, "send">;
   /** Default: group membership looked up with `usergroups.users.list`, cached 5 minutes. */
   authorizer?: Authorizer;
   logger?: Logger;
@@ -161,8 +160,8 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     logger,
     ...(options.newOrderId ? { newOrderId: options.newOrderId } : {}),
   };
-  // Submits of the modal arriving together are stored in one commit: Slack waits for it before closing.
-  const orders: SubmitDeps = { ...storing, authorizer, now, intake: createBatchedIntake(storing) };
+  // Each submit is stored in a transaction of its own before the modal closes (docs/benchmarks.md, slack-ack-open).
+  const orders: SubmitDeps = { ...storing, authorizer, now };
   const context: SlackContext = {
     customer: options.customer,
     store: options.store,

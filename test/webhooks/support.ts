@@ -23,9 +23,9 @@ import { renderAdminAlert } from "../../src/slack/notifier.ts";
 import type { Store } from "../../src/store/db.ts";
 import { insertEventIfNew } from "../../src/store/repositories/events.ts";
 import { getOrder, insertOrder, markPlaced, setOriginMessage } from "../../src/store/repositories/orders.ts";
+import { signWebhook } from "../../src/supplier/webhook-signature.ts";
 import { createOrphanSweeper, type OrphanSweeper } from "../../src/webhooks/orphans.ts";
 import { type WebhookReceiverOptions, webhookRoute } from "../../src/webhooks/receiver.ts";
-import { signWebhook } from "../../src/webhooks/signature.ts";
 import { type FakeSlack, startFakeSlack } from "../../tools/fake-slack/index.ts";
 import { validOrder } from "../supplier/support/fixtures.ts";
 

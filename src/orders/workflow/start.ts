@@ -155,7 +155,7 @@ export async function startWorkflowOrder(
       const orderId = (data as Partial<PlaceOrderJobData>).orderId;
       if (queue === QUEUES.placeOrder && typeof orderId === "string") {
         const deadline = deadlineJob(orderId, new Date(context.deadlineAt));
-        await deps.jobs.send(QUEUES.placeOrder, deadline.data, {
+        await deps.jobs.send(QUEUES.workflowDeadline, deadline.data, {
           id: deadline.id,
           startAfter: deadline.startAfter,
           ...(options.tx ? { tx: options.tx } : {}),
