@@ -7,7 +7,6 @@ import { createJobs, type JobContext, type Jobs } from "../../src/jobs/index.ts"
 import { placeOrderJob } from "../../src/orders/place.ts";
 import { showOrder } from "../../src/orders/show-order.ts";
 import { createPostUpdateWorker, type PostUpdateWorker } from "../../src/orders/updates/post-update.ts";
-import { createSlackChat } from "../../src/orders/updates/slack-chat.ts";
 import { EnvKeyProvider } from "../../src/secrets/env-provider.ts";
 import {
   type CreateSlackAppOptions,
@@ -16,6 +15,7 @@ import {
   type SlackApp,
 } from "../../src/slack/app.ts";
 import { orderMessage } from "../../src/slack/blocks/order-message.ts";
+import { createSlackChat } from "../../src/slack/outbound/index.ts";
 import type { Store } from "../../src/store/db.ts";
 import { SupplierClient, type SupplierClientOptions } from "../../src/supplier/client.ts";
 import { attachOrphanEvents } from "../../src/webhooks/orphans.ts";

@@ -4,7 +4,7 @@
  * stored. Invalid inputs fail the step at once, naming each input; a valid order is stored and queued, and the
  * placement job completes the step when the supplier accepts it (src/orders/workflow/placement-job.ts).
  */
-import type { AllMiddlewareArgs, SlackEventMiddlewareArgs, webApi } from "@slack/bolt";
+import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from "@slack/bolt";
 import { type Logger, pino } from "pino";
 import { internalErrorMessage, invalidInputsMessage } from "../../../orders/workflow/messages.ts";
 import {
@@ -15,7 +15,7 @@ import {
   workflowRefusal,
 } from "../../../orders/workflow/start.ts";
 import type { WorkflowInputs } from "../../../orders/workflow-inputs.ts";
-import { slackErrorCode } from "../../web-errors.ts";
+import { slackErrorOf, type WebClient } from "../../outbound/index.ts";
 
 export const PLACE_ORDER_CALLBACK_ID = "place_order";
 
@@ -36,11 +36,7 @@ const CHANNEL_INPUT = "Channel for the order (channel)";
  * has no person to receive a DM instead: a channel the bot cannot post in fails the step before anything is
  * stored. A lookup that fails for another reason does not block the order.
  */
-async function channelProblem(
-  client: webApi.WebClient,
-  channelId: string,
-  log: Logger,
-): Promise<string | null> {
+async function channelProblem(client: WebClient, channelId: string, log: Logger): Promise<string | null> {
   try {
     const { channel } = await client.conversations.info({ channel: channelId });
     const name = channel?.name ? `#${channel.name}` : `channel ${channelId}`;
@@ -50,7 +46,7 @@ async function channelProblem(
     }
     return null;
   } catch (error) {
-    if (slackErrorCode(error) === "channel_not_found") {
+    if (slackErrorOf(error) === "channel_not_found") {
       return `${CHANNEL_INPUT}: Order Desk cannot see channel ${channelId}; if it is private, add Order Desk to it with /invite @Order Desk.`;
     }
     log.warn({ err: error, channelId }, "could not check the workflow's channel; going ahead");
