@@ -5,7 +5,7 @@
  */
 import type { Order } from "../../store/repositories/orders.ts";
 import { fieldErrorsFromDetails } from "../fields.ts";
-import { describeWorkflowErrors } from "../workflow-inputs.ts";
+import type { StepInputNames } from "./ports.ts";
 
 /** Slack does not document a limit for `error`; keep it readable in a Slackbot message. */
 const MAX_MESSAGE_CHARS = 2500;
@@ -55,7 +55,7 @@ export function deadlineMessage(order: Order, retriedForMs: number, maybePlaced:
 }
 
 /** Why a placement ended without an order, from `order.lastError` (as recorded by the placement job). */
-export function placementFailedMessage(order: Order): string {
+export function placementFailedMessage(order: Order, names: Pick<StepInputNames, "describeErrors">): string {
   const error = order.lastError ?? {};
   const code = typeof error.code === "string" ? error.code : undefined;
   const message = typeof error.message === "string" ? error.message : undefined;
@@ -66,7 +66,7 @@ export function placementFailedMessage(order: Order): string {
     const details = error.details;
     const problems =
       details && typeof details === "object"
-        ? describeWorkflowErrors(fieldErrorsFromDetails(details as Record<string, string[]>))
+        ? names.describeErrors(fieldErrorsFromDetails(details as Record<string, string[]>))
         : [];
     const reasons = problems.length > 0 ? joinProblems(problems) : (message ?? "no reason given");
     return `The supplier refused ${what(order)}: ${reasons}. Fix the inputs of the step and run the workflow again.`;

@@ -127,7 +127,7 @@ export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDe
       return true;
     }
     if (order.status === "failed" && !context.expiredAt) {
-      await answerFailed(answer, order, context, placementFailedMessage(order), log);
+      await answerFailed(answer, order, context, placementFailedMessage(order, deps.functions), log);
       await deps.jobs.cancel(QUEUES.placeOrder, deadlineJobId(order.id)).catch(() => false);
       return true;
     }

@@ -7,6 +7,7 @@
 import { type Logger, pino } from "pino";
 import { FunctionCompletionError } from "../../orders/workflow/errors.ts";
 import type { CompletionResult, PlaceOrderOutputs, WorkflowFunctions } from "../../orders/workflow/ports.ts";
+import { workflowInputNames } from "../workflow-inputs.ts";
 import { createSlackWebClient, type WebClient } from "./client.ts";
 import { toSlackCallError } from "./errors.ts";
 import { slackSdkLogger } from "./sdk-logger.ts";
@@ -53,6 +54,7 @@ export function slackWorkflowFunctionsFromClient(client: WebClient, logger?: Log
   }
 
   return {
+    ...workflowInputNames,
     completeSuccess: (functionExecutionId: string, outputs: PlaceOrderOutputs) =>
       complete("functions.completeSuccess", () =>
         client.functions.completeSuccess({

@@ -14,8 +14,12 @@ import {
   type WorkflowStartDeps,
   workflowRefusal,
 } from "../../../orders/workflow/start.ts";
-import type { WorkflowInputs } from "../../../orders/workflow-inputs.ts";
 import { slackErrorOf, type WebClient } from "../../outbound/index.ts";
+import {
+  draftFromWorkflowInputs,
+  WORKFLOW_INPUT_TITLES,
+  type WorkflowInputs,
+} from "../../workflow-inputs.ts";
 
 export const PLACE_ORDER_CALLBACK_ID = "place_order";
 
@@ -25,11 +29,11 @@ type Args = SlackEventMiddlewareArgs<"function_executed"> & AllMiddlewareArgs;
 
 /** Slack's answer when the step already ended (a re-delivered event, failed by the first delivery). */
 function alreadyEnded(error: unknown): boolean {
-  const code = (error as { data?: { error?: unknown } } | null)?.data?.error;
+  const code = slackErrorOf(error);
   return code === "execution_not_in_running_state" || code === "function_execution_not_found";
 }
 
-const CHANNEL_INPUT = "Channel for the order (channel)";
+const CHANNEL_INPUT = `${WORKFLOW_INPUT_TITLES.channel} (channel)`;
 
 /**
  * The order's message must go to the chosen channel (its thread carries the shipping updates), and a workflow
@@ -75,7 +79,8 @@ export function placeOrderFunction(deps: PlaceOrderFunctionDeps) {
       return;
     }
     const inputs = (event.inputs ?? {}) as WorkflowInputs;
-    const refusal = workflowRefusal(deps.customer, inputs);
+    const read = draftFromWorkflowInputs(inputs, deps.customer);
+    const refusal = workflowRefusal(deps.customer, read);
     if (refusal) {
       log.info("workflow step refused: its profile does not allow workflows");
       return failStep(fail, refusal, log);
@@ -91,7 +96,7 @@ export function placeOrderFunction(deps: PlaceOrderFunctionDeps) {
         functionExecutionId: event.function_execution_id,
         workflowExecutionId: event.workflow_execution_id ?? null,
         callbackId: event.function.callback_id,
-        inputs,
+        inputs: read,
         teamId: context.teamId,
         requestedBy: context.botUserId ?? "workflow",
       });
