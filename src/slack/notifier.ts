@@ -17,7 +17,7 @@ import { ChannelPacer } from "../orders/updates/pacer.ts";
 import type { Order, OriginMessage } from "../store/repositories/orders.ts";
 import { orderMessage, recipientUserId } from "./blocks/order-message.ts";
 import { shown, truncate } from "./blocks/text.ts";
-import { isCannotPostHere, toSlackCallError, type WebClient } from "./outbound/index.ts";
+import { isCannotPostHere, slackErrorOf, toSlackCallError, type WebClient } from "./outbound/index.ts";
 
 export interface SlackNotifierOptions {
   client: WebClient;
@@ -253,7 +253,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
           threadTs: order.slackThreadTs,
         };
       } catch (error) {
-        const code = (error as { data?: { error?: unknown } }).data?.error;
+        const code = slackErrorOf(error);
         if (code !== "missing_scope" && code !== "not_in_channel" && code !== "channel_not_found")
           throw error;
         if (code === "missing_scope" && !warnedNoHistoryScope) {
