@@ -1,6 +1,7 @@
 /** Publishing App Home's "My orders" for a user (on app_home_opened, and by anyone whose change shows there). */
 import { type Logger, pino } from "pino";
-import { listRecentOrdersForUser, type Order } from "../store/repositories/orders.ts";
+import type { Order } from "../orders/model/order.ts";
+import { listRecentOrdersForUser } from "../store/repositories/orders.ts";
 import { buildHomeView, HOME_ORDER_LIMIT } from "./blocks/home.ts";
 import type { SlackContext } from "./context.ts";
 import type { WebClient } from "./outbound/index.ts";

@@ -33,7 +33,8 @@ import {
   markPosted,
   type StoredEvent,
 } from "../../store/repositories/events.ts";
-import { getOrder, type Order } from "../../store/repositories/orders.ts";
+import { getOrder } from "../../store/repositories/orders.ts";
+import type { Order } from "../model/order.ts";
 import { applyEvent } from "./apply-event.ts";
 import type { PostUpdateJobData } from "./enqueue.ts";
 import {
