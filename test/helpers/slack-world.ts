@@ -8,7 +8,6 @@ import { type PlacementHandlers, placeOrderJob } from "../../src/orders/place.ts
 import { workPlacement } from "../../src/orders/placement-queues.ts";
 import { showOrder } from "../../src/orders/show-order.ts";
 import { createPostUpdateWorker, type PostUpdateWorker } from "../../src/orders/updates/post-update.ts";
-import { createSlackChat } from "../../src/orders/updates/slack-chat.ts";
 import { EnvKeyProvider } from "../../src/secrets/env-provider.ts";
 import {
   type CreateSlackAppOptions,
@@ -17,6 +16,7 @@ import {
   type SlackApp,
 } from "../../src/slack/app.ts";
 import { orderMessage } from "../../src/slack/blocks/order-message.ts";
+import { createSlackChat } from "../../src/slack/outbound/index.ts";
 import type { Store } from "../../src/store/db.ts";
 import { SupplierClient, type SupplierClientOptions } from "../../src/supplier/client.ts";
 import { attachOrphanEvents } from "../../src/webhooks/orphans.ts";

@@ -135,7 +135,7 @@ export function withWorkflowSteps(
       return true;
     }
     if (order.status === "failed" && !context.expiredAt) {
-      await answerFailed(answer, order, context, placementFailedMessage(order), log);
+      await answerFailed(answer, order, context, placementFailedMessage(order, deps.functions), log);
       await deps.jobs.cancel(QUEUES.workflowDeadline, deadlineJobId(order.id)).catch(() => false);
       return true;
     }
