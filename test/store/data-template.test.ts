@@ -18,15 +18,15 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createJobs, QUEUES } from "../../src/jobs/index.ts";
+import { openStore, PGLITE_SUBDIR, type Store } from "../../src/store/db.ts";
+import { loadMigrations } from "../../src/store/migrate.ts";
 import {
   checkDataTemplate,
   currentTemplateIdentity,
   TEMPLATE_ARCHIVE,
   TEMPLATE_MANIFEST,
-} from "../../src/store/data-template.ts";
-import { buildDataTemplate } from "../../src/store/data-template-build.ts";
-import { openStore, PGLITE_SUBDIR, type Store } from "../../src/store/db.ts";
-import { loadMigrations } from "../../src/store/migrate.ts";
+} from "../../src/store/pglite/data-template.ts";
+import { buildDataTemplate } from "../../src/store/pglite/data-template-build.ts";
 import { capturedLogger } from "../secrets/helpers.ts";
 import { tarOf } from "./support/tar.ts";
 

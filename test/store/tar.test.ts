@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { extractTar } from "../../src/store/tar.ts";
+import { extractTar } from "../../src/store/pglite/tar.ts";
 import { tarOf } from "./support/tar.ts";
 
 const root = mkdtempSync(join(tmpdir(), "od-tar-"));

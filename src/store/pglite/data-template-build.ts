@@ -10,14 +10,14 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { constants, gzip } from "node:zlib";
 import { type Logger, pino } from "pino";
+import { createPglite, pgliteStore, type Store } from "../db.ts";
+import { runMigrations } from "../migrate.ts";
 import {
   currentTemplateIdentity,
   type DataTemplateManifest,
   TEMPLATE_ARCHIVE,
   TEMPLATE_MANIFEST,
 } from "./data-template.ts";
-import { createPglite, pgliteStore, type Store } from "./db.ts";
-import { runMigrations } from "./migrate.ts";
 
 export interface BuildDataTemplateOptions {
   /** What else a started app keeps in its store, run after the migrations (the jobs' schema and queues). */

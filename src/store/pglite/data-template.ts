@@ -26,11 +26,13 @@ import { createRequire } from "node:module";
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createGunzip } from "node:zlib";
-import { loadMigrations } from "./migrate.ts";
+import { loadMigrations } from "../migrate.ts";
 import { type ExtractSummary, extractTar } from "./tar.ts";
 
-/** Where `npm run build` writes the template (the same path from `src/store/` and `dist/store/`). */
-export const BUILT_DATA_TEMPLATE_DIR = fileURLToPath(new URL("../../dist/store-template/", import.meta.url));
+/** Where `npm run build` writes the template (the same path from `src/store/pglite/` and `dist/store/pglite/`). */
+export const BUILT_DATA_TEMPLATE_DIR = fileURLToPath(
+  new URL("../../../dist/store-template/", import.meta.url),
+);
 
 export const TEMPLATE_ARCHIVE = "pgdata.tar.gz";
 /** Directory inside `dataDir` holding PGlite's files; the lock file sits beside it. */
