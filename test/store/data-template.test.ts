@@ -15,7 +15,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createJobs, QUEUES } from "../../src/jobs/index.ts";
 import { openStore, PGLITE_SUBDIR, type Store } from "../../src/store/db.ts";
@@ -27,6 +27,7 @@ import {
   TEMPLATE_MANIFEST,
 } from "../../src/store/pglite/data-template.ts";
 import { buildDataTemplate } from "../../src/store/pglite/data-template-build.ts";
+import { extractTar } from "../../src/store/pglite/tar.ts";
 import { capturedLogger } from "../secrets/helpers.ts";
 import { tarOf } from "./support/tar.ts";
 
@@ -78,6 +79,16 @@ describe("prebuilt data directory of the embedded store", () => {
       loadMigrations().map((m) => m.name),
     );
     expect(checkDataTemplate(template)).toEqual({ usable: true });
+  });
+
+  it("holds a store that was shut down cleanly, so a first start opens it without crash recovery", () => {
+    const unpacked = join(root, "inspect");
+    mkdirSync(unpacked);
+    extractTar(gunzipSync(readFileSync(join(template, TEMPLATE_ARCHIVE))), unpacked);
+    expect(existsSync(join(unpacked, "postmaster.pid"))).toBe(false);
+    // pg_control: the cluster state follows the system identifier and two version numbers (16 bytes);
+    // 1 is DB_SHUTDOWNED (a dump of a running store says 6, DB_IN_PRODUCTION).
+    expect(readFileSync(join(unpacked, "global", "pg_control")).readUInt32LE(16)).toBe(1);
   });
 
   it("creates a new store by unpacking it: migrated, pg-boss's queues in place, and it keeps what is written", async () => {

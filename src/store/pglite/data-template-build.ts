@@ -5,7 +5,7 @@
  * - `buildPgliteTemplate()`: a migrated store as a tarball for `openStore({ pgliteTemplate })` (the tests' stores,
  *   in memory).
  */
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { constants, gzip } from "node:zlib";
@@ -15,9 +15,11 @@ import { runMigrations } from "../migrate.ts";
 import {
   currentTemplateIdentity,
   type DataTemplateManifest,
+  PGLITE_SUBDIR,
   TEMPLATE_ARCHIVE,
   TEMPLATE_MANIFEST,
 } from "./data-template.ts";
+import { packTar } from "./tar.ts";
 
 export interface BuildDataTemplateOptions {
   /** What else a started app keeps in its store, run after the migrations (the jobs' schema and queues). */
@@ -26,40 +28,51 @@ export interface BuildDataTemplateOptions {
 }
 
 /**
- * Creates an empty store in memory (initdb, migrations, `prepare`) and writes it to `dir` as the archive and its
- * manifest; the manifest is written last, so a template whose build was interrupted is never used.
+ * Creates an empty store (initdb, migrations, `prepare`) in a scratch directory beside `dir`, shuts it down
+ * cleanly and writes it to `dir` as the archive and its manifest; the manifest is written last, so a template
+ * whose build was interrupted is never used.
+ *
+ * Shut down, not dumped while running (PGlite's `dumpDataDir`): a dump's control file says the server was
+ * running, so every first start went through crash recovery (replaying the WAL from the last checkpoint,
+ * resetting unlogged relations, which lists every database directory) before it could open the store; a
+ * cleanly shut-down directory opens as a restart does (measured on its own: ≈ 315 against ≈ 265 ms of CPU to
+ * open).
  */
 export async function buildDataTemplate(
   dir: string,
   options: BuildDataTemplateOptions = {},
 ): Promise<DataTemplateManifest> {
   const logger = options.logger ?? pino({ level: "silent" });
-  // Segments that a checkpoint no longer needs are removed instead of kept for reuse: the archive then holds
-  // one WAL segment with one checkpoint in it, not initdb's whole history (4.5 MB compressed → 3 MB).
-  const pglite = await createPglite("memory://", { conf: ["wal_recycle = off"] });
-  const store = pgliteStore(pglite, {
-    dataDir: null,
-    lock: null,
-    logger,
-    label: "memory://",
-    guardTransactions: false,
-  });
-  let tar: Blob;
-  try {
-    await runMigrations(store, { logger });
-    await options.prepare?.(store);
-    await pglite.exec("CHECKPOINT");
-    await pglite.query("SELECT pg_switch_wal()");
-    await pglite.exec("CHECKPOINT");
-    tar = await pglite.dumpDataDir("none");
-  } finally {
-    await store.close();
-  }
-  const archive = await promisify(gzip)(Buffer.from(await tar.arrayBuffer()), {
-    level: constants.Z_BEST_COMPRESSION,
-  });
-  const manifest: DataTemplateManifest = { ...currentTemplateIdentity(), builtAt: new Date().toISOString() };
   mkdirSync(dir, { recursive: true });
+  const scratch = mkdtempSync(join(dir, ".building-"));
+  let archive: Buffer;
+  try {
+    const pgDir = join(scratch, PGLITE_SUBDIR);
+    // Segments that a checkpoint no longer needs are removed instead of kept for reuse: the archive then holds
+    // one WAL segment with one checkpoint in it, not initdb's whole history (4.5 MB compressed → 3 MB).
+    const pglite = await createPglite(pgDir, { conf: ["wal_recycle = off"] });
+    const store = pgliteStore(pglite, {
+      dataDir: null,
+      lock: null,
+      logger,
+      label: pgDir,
+      guardTransactions: false,
+    });
+    try {
+      await runMigrations(store, { logger });
+      await options.prepare?.(store);
+      await pglite.exec("CHECKPOINT");
+      await pglite.query("SELECT pg_switch_wal()");
+      await pglite.exec("CHECKPOINT");
+    } finally {
+      // Closing PGlite shuts PostgreSQL down: a shutdown checkpoint, and the control file says so.
+      await store.close();
+    }
+    archive = await promisify(gzip)(packTar(pgDir), { level: constants.Z_BEST_COMPRESSION });
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  const manifest: DataTemplateManifest = { ...currentTemplateIdentity(), builtAt: new Date().toISOString() };
   writeAtomically(join(dir, TEMPLATE_ARCHIVE), archive);
   writeAtomically(join(dir, TEMPLATE_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;

@@ -10,7 +10,7 @@ import type pg from "pg";
 import type { Logger } from "pino";
 import type { OpenStoreOptions } from "../db.ts";
 import { BUILT_DATA_TEMPLATE_DIR, needsCreating, PGLITE_SUBDIR } from "./data-template.ts";
-import { createFromTemplate, createPglite } from "./instance.ts";
+import { compilePgliteWasm, createFromTemplate, createPglite } from "./instance.ts";
 import { acquireDirLock, type DirLock } from "./lock.ts";
 import { createPglitePool } from "./node-postgres.ts";
 
@@ -36,6 +36,8 @@ export async function openPgliteBackend(
   options: Pick<OpenStoreOptions, "pgliteTemplate" | "pgliteDataTemplate" | "guardTransactions">,
   logger: Logger,
 ): Promise<PgliteBackend> {
+  // Compiled while the rest of the opening runs (on a first start, while the template is unpacked).
+  void compilePgliteWasm();
   const inMemory = dataDir.startsWith("memory://");
   let lock: DirLock | null = null;
   let pgDir = dataDir;

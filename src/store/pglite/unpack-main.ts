@@ -1,18 +1,25 @@
 /**
- * `node unpack-main.js TEMPLATE_DIR PARTIAL_DIR`: unpacks the embedded store's prebuilt data directory into
- * PARTIAL_DIR and prints what it wrote as JSON. Run by `restoreDataTemplate` (data-template.ts) in a child
- * process, so the memory the unpacking takes is given back when it exits. It stops when its parent does (its
- * stdin closes): the parent renames the result into place, and a new parent starts over.
+ * `node unpack-main.js ARCHIVE PARTIAL_DIR`: unpacks the embedded store's prebuilt data directory (a gzipped tar)
+ * into PARTIAL_DIR, which it creates, and prints what it wrote as JSON. Run by `restoreDataTemplate`
+ * (data-template.ts) in a child process, so the memory the unpacking takes is given back when it exits.
+ *
+ * It imports nothing but tar.ts and Node's own modules: this process's start-up is part of a first start. It
+ * stops when the process that started it is gone (checked before each file): that one renames the result into
+ * place, and a new one removes what is left and starts over.
  */
-import { unpackArchive } from "./data-template.ts";
+import { mkdirSync, readFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
+import { extractTar } from "./tar.ts";
 
-const [dir, partial] = process.argv.slice(2);
-if (!dir || !partial) {
-  process.stderr.write("usage: unpack-main.js TEMPLATE_DIR PARTIAL_DIR\n");
+const [archive, partial] = process.argv.slice(2);
+if (!archive || !partial) {
+  process.stderr.write("usage: unpack-main.js ARCHIVE PARTIAL_DIR\n");
   process.exit(2);
 }
-process.stdin.on("end", () => process.exit(3));
-process.stdin.resume();
-const summary = await unpackArchive(dir, partial);
+const parent = process.ppid;
+// PostgreSQL refuses a data directory that others may read.
+mkdirSync(partial, { mode: 0o700 });
+const summary = extractTar(gunzipSync(readFileSync(archive)), partial, () => {
+  if (process.ppid !== parent) process.exit(3);
+});
 process.stdout.write(JSON.stringify(summary));
-process.exit(0);
