@@ -101,6 +101,9 @@ describe("prebuilt data directory of the embedded store", () => {
         migrations: loadMigrations().map((m) => m.name),
         queues: Object.values(QUEUES).sort(),
       });
+      // initdb's template databases are left out: the store is the app's one database.
+      const { rows: databases } = await store.query<{ datname: string }>("SELECT datname FROM pg_database");
+      expect(databases.map((r) => r.datname)).toEqual(["postgres"]);
       await store.query("INSERT INTO document_sequences (prefix, value) VALUES ('T-', 7)");
     } finally {
       await store.close();
