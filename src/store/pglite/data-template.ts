@@ -148,7 +148,7 @@ function runUnpacker(archive: string, partial: string): Promise<ExtractSummary> 
 const require = createRequire(import.meta.url);
 
 /** The installed version of `name` (packages do not all export their package.json, so it is found on disk). */
-function packageVersion(name: string): string {
+export function packageVersion(name: string): string {
   let dir = dirname(require.resolve(name));
   for (;;) {
     const candidate = join(dir, "package.json");
