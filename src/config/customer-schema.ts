@@ -122,6 +122,14 @@ export const customerConfigSchema = z
   .strictObject({
     /** Channel for operational alerts (the supplier rejected our API key, a profile is misconfigured). */
     adminChannel: text.regex(SLACK_CHANNEL_ID, { error: "must be a Slack channel id such as C0123ABCD" }),
+    /** Slack users who may act on admin alerts, see "Needs attention" and export orders. */
+    admins: z
+      .array(text.regex(SLACK_USER_ID, { error: "must be a Slack user id such as U0123ABCD" }))
+      .default([]),
+    /** Slack user groups whose members are admins too. */
+    adminGroups: z
+      .array(text.regex(SLACK_GROUP_ID, { error: "must be a Slack user group id such as S0123ABCD" }))
+      .default([]),
     ticketIdPattern: regexSource.default(DEFAULT_TICKET_ID_PATTERN),
     externalDocumentNumber: z
       .strictObject({

@@ -12,10 +12,33 @@ export type AuthorizationResult =
   | { allowed: true }
   | { allowed: false; reason: "not_listed" | "lookup_failed" | "workflows_not_allowed"; message: string };
 
+/** A set of people named in the customer file: Slack user ids and user group ids. */
+export interface People {
+  users: readonly string[];
+  groups: readonly string[];
+}
+
+export type MembershipResult = { member: true } | { member: false; reason: "not_listed" | "lookup_failed" };
+
+export interface Expanded {
+  /** The listed users and every member of the listed groups, each once, in the order first met. */
+  users: string[];
+  /** Groups whose members could not be looked up (and had never been). */
+  failedGroups: string[];
+}
+
 export interface Authorizer {
   check(profile: Profile, userId: string): Promise<AuthorizationResult>;
   /** Allowed without any lookup (listed by user id): lets `/order` open the modal before checking groups. */
   isListed(profile: Profile, userId: string): boolean;
+}
+
+/** Membership of any set of people (approvers, admins), with the same cached group lookups. */
+export interface Membership {
+  /** Whether `userId` is one of `people`: listed by id, or a member of a listed group (cached lookups). */
+  isAmong(people: People, userId: string): Promise<MembershipResult>;
+  /** Everyone `people` names, groups expanded to their members (cached lookups), e.g. to message each of them. */
+  expand(people: People): Promise<Expanded>;
 }
 
 export interface AuthorizerOptions {
@@ -31,7 +54,7 @@ interface Entry {
   fetchedAt: number;
 }
 
-export function createAuthorizer(options: AuthorizerOptions): Authorizer {
+export function createAuthorizer(options: AuthorizerOptions): Authorizer & Membership {
   const ttlMs = options.ttlMs ?? 5 * 60_000;
   const now = options.now ?? Date.now;
   const logger = options.logger ?? pino({ level: "silent" });
@@ -70,20 +93,43 @@ export function createAuthorizer(options: AuthorizerOptions): Authorizer {
 
   const isListed = (profile: Profile, userId: string) => profile.allowedUsers.includes(userId);
 
+  async function isAmong(people: People, userId: string): Promise<MembershipResult> {
+    if (people.users.includes(userId)) return { member: true };
+    let failed = false;
+    for (const groupId of people.groups) {
+      try {
+        if ((await members(groupId)).has(userId)) return { member: true };
+      } catch (error) {
+        failed = true;
+        logger.warn({ err: error, groupId }, "could not look up a user group's members");
+      }
+    }
+    return { member: false, reason: failed ? "lookup_failed" : "not_listed" };
+  }
+
   return {
     isListed,
-    async check(profile, userId) {
-      if (isListed(profile, userId)) return { allowed: true };
-      let failed = false;
-      for (const groupId of profile.allowedUserGroups) {
+    isAmong,
+    async expand(people) {
+      const users = new Set(people.users);
+      const failedGroups: string[] = [];
+      for (const groupId of people.groups) {
         try {
-          if ((await members(groupId)).has(userId)) return { allowed: true };
+          for (const member of await members(groupId)) users.add(member);
         } catch (error) {
-          failed = true;
+          failedGroups.push(groupId);
           logger.warn({ err: error, groupId }, "could not look up a user group's members");
         }
       }
-      if (failed) {
+      return { users: [...users], failedGroups };
+    },
+    async check(profile, userId) {
+      const membership = await isAmong(
+        { users: profile.allowedUsers, groups: profile.allowedUserGroups },
+        userId,
+      );
+      if (membership.member) return { allowed: true };
+      if (membership.reason === "lookup_failed") {
         return {
           allowed: false,
           reason: "lookup_failed",

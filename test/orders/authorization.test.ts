@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { checkAdmin } from "../../src/orders/admins.ts";
 import { createAuthorizer } from "../../src/orders/authorization.ts";
 import { exampleConfig } from "../slack/support/harness.ts";
 
@@ -53,5 +54,37 @@ describe("who may order", () => {
       },
     });
     expect(await cold.check(profile, "U0MANAGER")).toMatchObject({ allowed: false, reason: "lookup_failed" });
+  });
+});
+
+describe("who is an admin, and who a group names", () => {
+  const groups: Record<string, string[]> = { S0ITLEADS: ["U0LEAD1", "U0LEAD2"], S0BROKEN: [] };
+  const lookup = async (groupId: string) => {
+    if (groupId === "S0BROKEN") throw new Error("ETIMEDOUT");
+    return groups[groupId] ?? [];
+  };
+
+  it("lets listed admins and members of admin groups act, and tells everyone else nothing changed", async () => {
+    const authorizer = createAuthorizer({ groupMembers: lookup });
+    const config = { admins: ["U0ADMIN"], adminGroups: ["S0ITLEADS"] };
+    expect(await checkAdmin(authorizer, config, "U0ADMIN")).toEqual({ allowed: true });
+    expect(await checkAdmin(authorizer, config, "U0LEAD2")).toEqual({ allowed: true });
+    const denied = await checkAdmin(authorizer, config, "U0AGENT01");
+    expect(denied).toMatchObject({ allowed: false, reason: "not_admin" });
+    expect(!denied.allowed && denied.message).toMatch(/nothing was changed.*adminGroups/);
+    expect(await checkAdmin(authorizer, { admins: [], adminGroups: ["S0BROKEN"] }, "U0LEAD1")).toMatchObject({
+      allowed: false,
+      reason: "lookup_failed",
+    });
+    expect(await checkAdmin(authorizer, { admins: [], adminGroups: [] }, "U0ADMIN")).toMatchObject({
+      reason: "not_admin",
+    });
+  });
+
+  it("expands groups to their members once each, and names the groups it could not look up", async () => {
+    const authorizer = createAuthorizer({ groupMembers: lookup });
+    expect(
+      await authorizer.expand({ users: ["U0LEAD1", "U0BOSS"], groups: ["S0ITLEADS", "S0BROKEN"] }),
+    ).toEqual({ users: ["U0LEAD1", "U0BOSS", "U0LEAD2"], failedGroups: ["S0BROKEN"] });
   });
 });

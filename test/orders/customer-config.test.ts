@@ -107,6 +107,8 @@ profiles:
     invoice: { id: "" }
     allowedUser: [U0AGENT01]
 externalDocumentNumber: { pattern: "{ticket}" }
+admins: [bob]
+adminGroups: [U0NOTAGROUP]
 `);
     expect(list).toEqual(
       expect.arrayContaining([
@@ -117,6 +119,8 @@ externalDocumentNumber: { pattern: "{ticket}" }
         expect.stringMatching(/^profiles\[0\]\.channels\[0\]: must be a Slack channel id/),
         expect.stringMatching(/^profiles\[0\]\.invoice\.id: must not be empty/),
         expect.stringMatching(/^externalDocumentNumber\.pattern: must contain \{seq\}/),
+        expect.stringMatching(/^admins\[0\]: must be a Slack user id/),
+        expect.stringMatching(/^adminGroups\[0\]: must be a Slack user group id/),
       ]),
     );
   });
