@@ -9,25 +9,25 @@ import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { createReadiness, healthRoutes, socketCheck, storeCheck } from "./http/health.ts";
 import { metricsRoute } from "./http/metrics.ts";
 import { type HttpServer, startHttpServer } from "./http/server.ts";
-import { createJobs, type Jobs, QUEUES } from "./jobs/index.ts";
+import { createJobs, type Jobs } from "./jobs/index.ts";
 import { createLogger } from "./log.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { workApprovals } from "./orders/approvals/jobs.ts";
 import { placeOrderJob } from "./orders/place.ts";
+import { workPlacement } from "./orders/placement-queues.ts";
 import type { AdminAlert } from "./orders/ports.ts";
 import { showOrder } from "./orders/show-order.ts";
 import { ChannelPacer } from "./orders/updates/pacer.ts";
 import { workPostUpdates } from "./orders/updates/post-update.ts";
-import { createSlackChat } from "./orders/updates/slack-chat.ts";
 import { updatesFor } from "./orders/updates/verbosity.ts";
-import { createSlackWorkflowFunctions, withWorkflowSteps } from "./orders/workflow/index.ts";
+import { withWorkflowSteps } from "./orders/workflow/index.ts";
 import { redactUrl } from "./redact-url.ts";
 import { ExpiryWatch } from "./secrets/expiry.ts";
 import { createApiKeyProvider, createWebhookSecrets } from "./secrets/factory.ts";
 import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "./slack/app.ts";
-import { orderMessage } from "./slack/blocks/order-message.ts";
-import { checkSlackToken } from "./slack/bot-identity.ts";
+import { updatePresenter } from "./slack/blocks/updates/presenter.ts";
 import * as functions from "./slack/listeners/functions/index.ts";
+import { checkBotToken, createSlackChat, createSlackWorkflowFunctions } from "./slack/outbound/index.ts";
 import { openStore, type Store } from "./store/index.ts";
 import { SupplierClient } from "./supplier/client.ts";
 import { attachOrphanEvents, createOrphanSweeper } from "./webhooks/orphans.ts";
@@ -76,7 +76,11 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
 
   // Slack's auth.test runs while the store opens (both take a few hundred milliseconds at start-up); its
   // failure is awaited, and reported, below.
-  const botIdentityCheck = checkSlackToken(config);
+  const botIdentityCheck = checkBotToken({
+    token: config.slack.botToken,
+    timeoutMs: config.slack.timeoutMs,
+    apiUrl: config.slack.apiUrl,
+  });
   botIdentityCheck.catch(() => {});
 
   try {
@@ -191,8 +195,8 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       logger,
       ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
     });
-    jobs.work(
-      QUEUES.placeOrder,
+    workPlacement(
+      jobs,
       withWorkflowSteps(placeOrder, {
         store,
         jobs,
@@ -220,7 +224,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
         ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
       }),
       settleMs: config.webhooks.settleMs,
-      renderParent: (order) => orderMessage(order, { customer }),
+      present: updatePresenter({ customer }),
       showMissingMessage: (order, signal) =>
         showOrder(store, slack.notifier, order, { kind: "placed" }, { signal }),
       alertAdmins,

@@ -4,15 +4,16 @@
  * thread, and the decision told in the order's thread. The client never re-sends by itself: the approval jobs
  * retry, and record each DM so that a retry skips what was done.
  */
-import type { webApi } from "@slack/bolt";
 import type { Customer } from "../config/catalog.ts";
 import type { Metrics } from "../metrics.ts";
 import type { ApprovalDm, ApprovalNotifier } from "../orders/approvals/ports.ts";
-import type { Order } from "../store/repositories/orders.ts";
+import type { Order } from "../orders/model/order.ts";
 import { approvalDm, decisionAnnouncement, reminderText } from "./blocks/approval.ts";
+import type { WebClient } from "./outbound/index.ts";
 
 export interface SlackApprovalNotifierOptions {
-  client: webApi.WebClient;
+  /** A client that never re-sends by itself (the `background` policy): the jobs retry. */
+  client: WebClient;
   customer: Customer;
   metrics?: Pick<Metrics, "slackPosts"> | undefined;
 }

@@ -1,17 +1,18 @@
 /** Publishing App Home's "My orders" for a user (on app_home_opened, and by anyone whose change shows there). */
-import type { webApi } from "@slack/bolt";
 import { type Logger, pino } from "pino";
 import type { ApprovalDeps } from "../orders/approvals/decide.ts";
 import { awaitingApprovalBy } from "../orders/approvals/home.ts";
-import { listRecentOrdersForUser, type Order } from "../store/repositories/orders.ts";
+import type { Order } from "../orders/model/order.ts";
+import { listRecentOrdersForUser } from "../store/repositories/orders.ts";
 import { buildHomeView, HOME_ORDER_LIMIT } from "./blocks/home.ts";
 import type { SlackContext } from "./context.ts";
+import type { WebClient } from "./outbound/index.ts";
 
 export async function publishHome(
   ctx: Pick<SlackContext, "store"> & {
     approvals?: Pick<ApprovalDeps, "customer" | "membership"> | undefined;
   },
-  client: webApi.WebClient,
+  client: WebClient,
   userId: string,
 ): Promise<void> {
   const [orders, awaitingMe] = await Promise.all([
@@ -31,7 +32,7 @@ export interface HomeRefresher {
 
 export interface HomeRefresherOptions {
   store: SlackContext["store"];
-  client: webApi.WebClient;
+  client: WebClient;
   /** Lets an approver's Home show "Waiting for your approval". */
   approvals?: Pick<ApprovalDeps, "customer" | "membership">;
   /**

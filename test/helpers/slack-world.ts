@@ -3,12 +3,13 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Customer, createCustomer } from "../../src/config/catalog.ts";
 import { type CustomerConfig, parseCustomerConfig } from "../../src/config/customer.ts";
-import { createJobs, type JobContext, type Jobs } from "../../src/jobs/index.ts";
+import { createJobs, type JobHandler, type Jobs, type PlaceOrderJobData } from "../../src/jobs/index.ts";
 import { workApprovals } from "../../src/orders/approvals/jobs.ts";
-import { placeOrderJob } from "../../src/orders/place.ts";
+import { type PlacementHandlers, placeOrderJob } from "../../src/orders/place.ts";
+import { workPlacement } from "../../src/orders/placement-queues.ts";
 import { showOrder } from "../../src/orders/show-order.ts";
-import { createPostUpdateWorker, type PostUpdateWorker } from "../../src/orders/updates/post-update.ts";
-import { createSlackChat } from "../../src/orders/updates/slack-chat.ts";
+import { createPostUpdateWorker } from "../../src/orders/updates/post-update.ts";
+import type { PostUpdateWorker } from "../../src/orders/updates/post-update-deps.ts";
 import { EnvKeyProvider } from "../../src/secrets/env-provider.ts";
 import {
   type CreateSlackAppOptions,
@@ -16,7 +17,8 @@ import {
   SLACK_EVENTS_PATH,
   type SlackApp,
 } from "../../src/slack/app.ts";
-import { orderMessage } from "../../src/slack/blocks/order-message.ts";
+import { updatePresenter } from "../../src/slack/blocks/updates/presenter.ts";
+import { createSlackChat } from "../../src/slack/outbound/index.ts";
 import type { Store } from "../../src/store/db.ts";
 import { SupplierClient, type SupplierClientOptions } from "../../src/supplier/client.ts";
 import { attachOrphanEvents } from "../../src/webhooks/orphans.ts";
@@ -46,7 +48,7 @@ export function exampleConfig(): CustomerConfig {
   return config;
 }
 
-type PlaceOrderHandler = (job: JobContext<unknown>) => Promise<void>;
+type PlaceOrderHandler = JobHandler<PlaceOrderJobData>;
 
 /** How Slack reaches the app: signed HTTP requests, or envelopes over a Socket Mode WebSocket. */
 export type Transport = "http" | "socket";
@@ -76,7 +78,6 @@ export interface SlackWorldOptions {
   slackTimeoutMs?: number;
   /** The Slack app's logger (default silent), e.g. the app's own `createLogger` at debug level. */
   logger?: CreateSlackAppOptions["logger"];
-  /** Wraps the place-order handler before it is registered (the workflow step's `withWorkflowSteps`). */
   /** The customer file (default: the example's, see `exampleConfig`). */
   config?: CustomerConfig;
   /** More for the approval jobs (the workflow step's functions). */
@@ -89,10 +90,11 @@ export interface SlackWorldOptions {
   now?: () => Date;
   /** Retries of the approval jobs (default 1 s apart, 3 times). */
   approvalPolicy?: { retryDelaySeconds: number; retryLimit: number };
+  /** Wraps the placement handlers before they are registered (the workflow step's `withWorkflowSteps`). */
   wrapPlaceOrder?: (
-    handler: PlaceOrderHandler,
+    handlers: PlacementHandlers,
     parts: { store: Store; jobs: Jobs; slack: SlackApp; fake: FakeSlack },
-  ) => PlaceOrderHandler;
+  ) => Parameters<typeof workPlacement>[1];
 }
 
 export interface SlackWorld {
@@ -133,6 +135,9 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     pollIntervalMs: 100,
     policies: {
       "place-order": { ...options.placeOrderPolicy, retryBackoff: false },
+      // Placement's other kinds had place-order's queue, and so its policy, before they had their own.
+      "show-order": { ...options.placeOrderPolicy, retryBackoff: false },
+      "workflow-deadline": { ...options.placeOrderPolicy, retryBackoff: false },
       ...Object.fromEntries(
         ["approval-request", "approval-decision", "approval-reminder", "approval-expiry"].map((q) => [
           q,
@@ -181,8 +186,9 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
       if (order.correlationId) await attachOrphanEvents({ store, jobs }, order.id, order.correlationId);
     },
   });
-  const placeOrderHandler = options.wrapPlaceOrder?.(placeOrder, { store, jobs, slack, fake }) ?? placeOrder;
-  jobs.work("place-order", placeOrderHandler, { concurrency: 4 });
+  const placement = options.wrapPlaceOrder?.(placeOrder, { store, jobs, slack, fake }) ?? placeOrder;
+  const placeOrderHandler = placement.placeOrder;
+  workPlacement(jobs, placement, { concurrency: 4 });
   // As main.ts wires them (the workflow step's functions are added by a test that needs them).
   workApprovals(jobs, {
     ...slack.context.approvals,
@@ -194,7 +200,7 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
   const postUpdates = createPostUpdateWorker({
     store,
     slack: createSlackChat({ token: options.botToken, apiUrl: fake.apiUrl, timeoutMs: 5000 }),
-    renderParent: (order) => orderMessage(order, { customer }),
+    present: updatePresenter({ customer }),
     showMissingMessage: (order, signal) =>
       showOrder(store, slack.notifier, order, { kind: "placed" }, { retryDelayMs: 50, signal }),
     missingMessageAfterMs: 0,

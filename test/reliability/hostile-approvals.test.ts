@@ -8,8 +8,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Order } from "../../src/orders/model/order.ts";
 import { ACTION, BLOCK, CALLBACK } from "../../src/slack/blocks/ids.ts";
-import { getOrderByIdempotencyKey, type Order } from "../../src/store/repositories/orders.ts";
+import { getOrderByIdempotencyKey } from "../../src/store/repositories/orders.ts";
 import { SlackUser } from "../../tools/fake-slack/index.ts";
 import type { SlackRequests } from "../../tools/slack-requests.ts";
 import { type InProcessDesk, startInProcessDesk, watchForCrashes } from "./harness/in-process.ts";

@@ -2,8 +2,8 @@
  * Approver groups: every user group a profile's `approval.approverGroups` names must exist in the workspace and
  * have members, or its orders wait for approvers nobody can reach (`usergroups.users.list`, as the app asks).
  */
-import { webApi } from "@slack/bolt";
 import type { CustomerConfig } from "../../config/customer-schema.ts";
+import { createSlackWebClient, silentSdkLogger, toSlackCallError } from "../../slack/outbound/index.ts";
 import { type CheckOutcome, describeError, fail, ok, warn } from "../check.ts";
 
 export interface ApproverGroupsCheckOptions {
@@ -27,11 +27,13 @@ export async function checkApproverGroups(
   config: Pick<CustomerConfig, "profiles">,
   options: ApproverGroupsCheckOptions,
 ): Promise<CheckOutcome> {
-  const client = new webApi.WebClient(options.botToken, {
-    ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
-    timeout: options.timeoutMs,
-    retryConfig: { retries: 0 },
-    rejectRateLimitedCalls: true,
+  // `background`: a failure (and a 429) is reported at once; the doctor reports, the SDK logs nothing.
+  const client = createSlackWebClient({
+    token: options.botToken,
+    policy: "background",
+    timeoutMs: options.timeoutMs,
+    apiUrl: options.apiUrl,
+    logger: silentSdkLogger,
   });
   const groups = approverGroupsIn(config);
   const missing: string[] = [];
@@ -45,7 +47,7 @@ export async function checkApproverGroups(
       members += users.length;
       if (users.length === 0) empty.push(named);
     } catch (error) {
-      const code = error instanceof webApi.WebAPIPlatformError ? String(error.data.error) : null;
+      const code = toSlackCallError("usergroups.users.list", error).slackError;
       if (code === "no_such_subteam" || code === "subteam_not_found") missing.push(named);
       else if (code === "missing_scope") {
         return warn(

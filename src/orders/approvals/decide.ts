@@ -14,15 +14,17 @@ import type { Customer } from "../../config/catalog.ts";
 import type { Profile } from "../../config/customer-schema.ts";
 import { jobId } from "../../jobs/ids.ts";
 import type { Jobs } from "../../jobs/jobs.ts";
+import type { ApprovalJobData } from "../../jobs/payloads.ts";
 import { QUEUES } from "../../jobs/queues.ts";
 import type { Queryable, Store } from "../../store/db.ts";
 import { type ApprovalOutcome, decideApprovalRow } from "../../store/repositories/approvals.ts";
-import { getOrder, type Order, setWorkflow } from "../../store/repositories/orders.ts";
+import { getOrder, setWorkflow } from "../../store/repositories/orders.ts";
+import type { Order } from "../model/order.ts";
 import { placeOrderJobId } from "../submit.ts";
 import { parseWorkflowContext } from "../workflow/context.ts";
 import { deadlineJob } from "../workflow/deadline-job.ts";
 import type { ApprovalMembership, ApprovalMetrics } from "./ports.ts";
-import { type ApprovalJobData, approvalJobId } from "./request.ts";
+import { approvalJobId } from "./request.ts";
 
 export interface ApprovalDeps {
   store: Store;
@@ -146,7 +148,7 @@ async function enqueueAfterDecision(
     const deadline = new Date(at.getTime() + Math.max(0, allowedMs));
     await setWorkflow(tx, decided.id, { ...context, deadlineAt: deadline.toISOString() });
     const job = deadlineJob(decided.id, deadline);
-    await deps.jobs.send(QUEUES.placeOrder, job.data, { id: job.id, startAfter: job.startAfter, tx });
+    await deps.jobs.send(QUEUES.workflowDeadline, job.data, { id: job.id, startAfter: job.startAfter, tx });
   }
 }
 

@@ -1,7 +1,7 @@
 /** What waits for one approver: the orders of the profiles they approve (now), not their own, oldest first. */
 import type { Store } from "../../store/db.ts";
 import { listAwaitingApproval } from "../../store/repositories/approvals.ts";
-import type { Order } from "../../store/repositories/orders.ts";
+import type { Order } from "../model/order.ts";
 import type { ApprovalDeps } from "./decide.ts";
 
 export async function awaitingApprovalBy(

@@ -12,6 +12,7 @@
 import { type Logger, pino } from "pino";
 import { PermanentJobError, RetryLaterError } from "../../jobs/errors.ts";
 import type { Jobs } from "../../jobs/jobs.ts";
+import type { ApprovalJobData } from "../../jobs/payloads.ts";
 import { QUEUES, type QueueName } from "../../jobs/queues.ts";
 import type { JobContext, JobHandler } from "../../jobs/worker.ts";
 import {
@@ -23,7 +24,8 @@ import {
   recordApprovalMessage,
   releaseReminder,
 } from "../../store/repositories/approvals.ts";
-import { getOrder, type Order } from "../../store/repositories/orders.ts";
+import { getOrder } from "../../store/repositories/orders.ts";
+import type { Order } from "../model/order.ts";
 import type { OrderNotifier } from "../ports.ts";
 import { showOrder } from "../show-order.ts";
 import { answerFailed } from "../workflow/answer.ts";
@@ -31,7 +33,6 @@ import { parseWorkflowContext } from "../workflow/context.ts";
 import type { WorkflowFunctions } from "../workflow/ports.ts";
 import { type ApprovalDeps, recordDecision } from "./decide.ts";
 import type { ApprovalNotifier } from "./ports.ts";
-import type { ApprovalJobData } from "./request.ts";
 import { isApprovalFinal } from "./status.ts";
 
 export interface ApprovalJobsDeps extends Omit<ApprovalDeps, "logger"> {
@@ -49,7 +50,7 @@ export interface ApprovalJobsDeps extends Omit<ApprovalDeps, "logger"> {
 /** How long a decision job waits for the order's message before telling its thread. */
 const MESSAGE_WAIT_MS = 2000;
 
-function orderIdOf(job: JobContext<unknown>): string {
+function orderIdOf(job: JobContext<ApprovalJobData>): string {
   const orderId = (job.data as Partial<ApprovalJobData> | null)?.orderId;
   if (typeof orderId !== "string") throw new PermanentJobError(`${job.queue} job without an orderId`);
   return orderId;
@@ -69,7 +70,7 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
   const baseLogger = (deps.logger ?? pino({ level: "silent" })).child({ component: "approvals" });
   const now = deps.now ?? (() => new Date());
 
-  async function load(job: JobContext<unknown>): Promise<{ order: Order; log: Logger } | null> {
+  async function load(job: JobContext<ApprovalJobData>): Promise<{ order: Order; log: Logger } | null> {
     const orderId = orderIdOf(job);
     const order = await getOrder(deps.store, orderId);
     const log = baseLogger.child({ orderId, jobId: job.id, queue: job.queue });
@@ -80,7 +81,7 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     return { order, log };
   }
 
-  const request: JobHandler<unknown> = async (job) => {
+  const request: JobHandler<ApprovalJobData> = async (job) => {
     const loaded = await load(job);
     if (loaded?.order.status !== "awaiting_approval") return;
     let { order } = loaded;
@@ -140,7 +141,7 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     }
   }
 
-  const decision: JobHandler<unknown> = async (job) => {
+  const decision: JobHandler<ApprovalJobData> = async (job) => {
     const loaded = await load(job);
     if (!loaded || loaded.order.status === "awaiting_approval") return;
     let { order } = loaded;
@@ -170,7 +171,7 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     log.info({ status: order.status }, "approval decision shown");
   };
 
-  const reminder: JobHandler<unknown> = async (job) => {
+  const reminder: JobHandler<ApprovalJobData> = async (job) => {
     const loaded = await load(job);
     if (loaded?.order.status !== "awaiting_approval") return;
     const { order, log } = loaded;
@@ -191,7 +192,7 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     log.info("approvers reminded");
   };
 
-  const expiry: JobHandler<unknown> = async (job) => {
+  const expiry: JobHandler<ApprovalJobData> = async (job) => {
     const loaded = await load(job);
     if (loaded?.order.status !== "awaiting_approval") return;
     const { order, log } = loaded;

@@ -2,8 +2,9 @@
  * What approvals need from the outside world, as interfaces: the approvers' DMs and the order's thread (the Slack
  * side is src/slack/approvals-notifier.ts), group membership (the authorizer's cached lookups), and counters.
  */
-import type { Order } from "../../store/repositories/orders.ts";
+
 import type { Membership } from "../authorization.ts";
+import type { Order } from "../model/order.ts";
 import type { SlackCallOptions } from "../ports.ts";
 
 /** An approver's DM about one order. */

@@ -10,6 +10,7 @@ import type { Customer } from "../../config/catalog.ts";
 import type { Profile } from "../../config/customer-schema.ts";
 import { jobId } from "../../jobs/ids.ts";
 import type { Jobs } from "../../jobs/jobs.ts";
+import type { ApprovalJobData } from "../../jobs/payloads.ts";
 import { QUEUES } from "../../jobs/queues.ts";
 import type { Queryable } from "../../store/db.ts";
 import {
@@ -17,13 +18,8 @@ import {
   restartApproval,
   setApprovalRequest,
 } from "../../store/repositories/approvals.ts";
-import type { Order } from "../../store/repositories/orders.ts";
+import type { Order } from "../model/order.ts";
 import { type MatchedRule, matchApprovalRule } from "./rules.ts";
-
-/** Every approval job's payload. */
-export interface ApprovalJobData {
-  orderId: string;
-}
 
 const HOUR_MS = 3_600_000;
 

@@ -1,24 +1,18 @@
+export type { FindReplyArgs, PostMessageArgs, SlackChat, UpdateMessageArgs } from "./chat-port.ts";
 export { enqueuePostUpdate, type PostUpdateJobData, postUpdateJobId } from "./enqueue.ts";
 export * from "./errors.ts";
 export { OrderBusyError, OrderLocks } from "./order-lock.ts";
 export { ChannelPacer, type PacerOptions, type Reservation } from "./pacer.ts";
-export {
-  createPostUpdateWorker,
-  type ParentMessage,
-  type PostOutcome,
-  type PostUpdateDeps,
-  type PostUpdateWorker,
-  workPostUpdates,
-} from "./post-update.ts";
-export {
-  createSlackChat,
-  type PostMessageArgs,
-  type SlackChat,
-  type SlackChatOptions,
-  slackChatFromClient,
-  toUpdateError,
-  type UpdateMessageArgs,
-} from "./slack-chat.ts";
+export { createPostUpdateWorker, workPostUpdates } from "./post-update.ts";
+export type {
+  ParentMessage,
+  PostOutcome,
+  PostUpdateDeps,
+  PostUpdateWorker,
+  ReplyMessage,
+  ReplyOptions,
+  UpdatePresenter,
+} from "./post-update-deps.ts";
 export {
   foldTracking,
   readTracking,

@@ -8,7 +8,7 @@
  *  2. post each unposted event the thread shows (verbosity.ts: milestones, or every event) as a reply, at the
  *     channel's pace, and mark it posted with the reply's ts right after Slack answers; mark the others handled
  *     without a reply;
- *  3. re-render the parent message (`renderParent`, the order message builder) and `chat.update` it if it
+ *  3. re-render the parent message (`present.parent`, the order message builder) and `chat.update` it if it
  *     changed.
  *
  * Exactly once: an event is posted only while `posted_at` is null, by one poster at a time. A crash (or a
@@ -23,7 +23,6 @@ import { PermanentJobError, RetryLaterError } from "../../jobs/errors.ts";
 import type { Jobs } from "../../jobs/jobs.ts";
 import { QUEUES } from "../../jobs/queues.ts";
 import type { JobContext, JobHandler } from "../../jobs/worker.ts";
-import { renderOrderReply, renderOrderShortReply } from "../../slack/blocks/updates/order-reply.ts";
 import {
   attachOrphansOfOrder,
   listEventsForOrder,
@@ -33,22 +32,21 @@ import {
   markPosted,
   type StoredEvent,
 } from "../../store/repositories/events.ts";
-import { getOrder, type Order } from "../../store/repositories/orders.ts";
+import { getOrder } from "../../store/repositories/orders.ts";
+import type { Order } from "../model/order.ts";
 import { applyEvent } from "./apply-event.ts";
 import type { PostUpdateJobData } from "./enqueue.ts";
 import {
-  SlackCallError,
-  SlackDestinationGoneError,
-  SlackMessageRefusedError,
-  SlackRateLimitedError,
+  ChatCallFailedError,
+  ChatDestinationGoneError,
+  ChatMessageRefusedError,
+  ChatRateLimitedError,
 } from "./errors.ts";
 import { OrderBusyError, OrderLocks } from "./order-lock.ts";
 import { ChannelPacer, waitForSlot } from "./pacer.ts";
 import { postReply, type ReplyOutcome } from "./post-reply.ts";
 import type { PostOutcome, PostUpdateDeps, PostUpdateWorker } from "./post-update-deps.ts";
 import { decideReply } from "./verbosity.ts";
-
-export type { ParentMessage, PostOutcome, PostUpdateDeps, PostUpdateWorker } from "./post-update-deps.ts";
 
 const PARENT_CACHE_MAX = 10_000;
 /** `metadata.event_type` of our threaded replies; `event_payload.event_id` names the supplier event. */
@@ -92,7 +90,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
     try {
       return await slack.findReply({ channel, threadTs, eventType: REPLY_EVENT_TYPE, eventId: event.id });
     } catch (error) {
-      if (!(error instanceof SlackCallError && error.slackError === "missing_scope")) throw error;
+      if (!(error instanceof ChatCallFailedError && error.reason === "missing_scope")) throw error;
       if (!warnedNoHistoryScope) {
         warnedNoHistoryScope = true;
         logger.warn(
@@ -130,27 +128,27 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
     logger: Logger,
   ): Promise<never> {
     const channel = order.slackChannelId ?? "?";
-    if (error instanceof SlackRateLimitedError) {
+    if (error instanceof ChatRateLimitedError) {
       pacer.pauseUntil(channel, Date.now() + error.retryAfterMs);
       deps.metrics?.slackRateLimited.inc({ method: error.method });
       logger.info({ channel, retryAfterMs: error.retryAfterMs }, "Slack rate limit; re-scheduling");
       throw new RetryLaterError(error.retryAfterMs, error.message, { cause: error });
     }
     const first = pending[0];
-    if (error instanceof SlackDestinationGoneError) {
-      const record = { code: error.code, slackError: error.slackError, message: error.message, at: now() };
+    if (error instanceof ChatDestinationGoneError) {
+      const record = { code: error.code, slackError: error.reason, message: error.message, at: now() };
       // `alerted: false` marks an alert that has not gone out (yet): the order's next run tries it again.
       const reportedBefore =
-        first?.postError?.slackError === error.slackError && first.postError.alerted !== false;
+        first?.postError?.slackError === error.reason && first.postError.alerted !== false;
       const needsAlert = !reportedBefore && deps.alertAdmins !== undefined;
       for (const event of pending) {
         await markPostError(store, event.id, needsAlert ? { ...record, alerted: false } : record);
       }
-      logger.error({ channel, slackError: error.slackError, pending: pending.length }, error.message);
+      logger.error({ channel, slackError: error.reason, pending: pending.length }, error.message);
       if (needsAlert && deps.alertAdmins) {
         await deps
           .alertAdmins({
-            key: `updates-destination-gone:${order.id}:${error.slackError}`,
+            key: `updates-destination-gone:${order.id}:${error.reason}`,
             title: `Order ${order.externalDocumentNumber}: updates cannot be posted`,
             text: [
               `${pending.length} supplier update${pending.length === 1 ? "" : "s"} for order ` +
@@ -178,10 +176,10 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
       }
       throw new PermanentJobError(error.message, { cause: error });
     }
-    if (error instanceof SlackCallError && first) {
+    if (error instanceof ChatCallFailedError && first) {
       await markPostError(store, first.id, {
         code: error.code,
-        slackError: error.slackError,
+        slackError: error.reason,
         message: error.message,
         at: now(),
       }).catch(() => {});
@@ -214,7 +212,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
 
   async function updateParent(order: Order, logger: Logger): Promise<boolean> {
     if (!order.slackChannelId || !order.slackMessageTs) return false;
-    const rendered = deps.renderParent(order);
+    const rendered = deps.present.parent(order);
     if (!rendered) return false;
     const key = JSON.stringify(rendered);
     if (lastParent.get(order.id) === key) return false;
@@ -227,14 +225,14 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
       });
       deps.metrics?.slackPosts.inc({ method: "chat.update" });
     } catch (error) {
-      if (error instanceof SlackRateLimitedError) {
+      if (error instanceof ChatRateLimitedError) {
         deps.metrics?.slackRateLimited.inc({ method: error.method });
         throw new RetryLaterError(error.retryAfterMs, error.message, { cause: error });
       }
       if (
-        error instanceof SlackDestinationGoneError ||
-        error instanceof SlackMessageRefusedError ||
-        (error instanceof SlackCallError && error.slackError)
+        error instanceof ChatDestinationGoneError ||
+        error instanceof ChatMessageRefusedError ||
+        (error instanceof ChatCallFailedError && error.reason)
       ) {
         // The replies are out; a parent we cannot edit (deleted, channel gone) is logged, not retried forever.
         logger.warn({ err: error, channel: order.slackChannelId }, "could not update the order message");
@@ -337,7 +335,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
 
       const late = newestPosted !== null && event.occurredAt.getTime() < newestPosted;
       const renderOptions = { now: now(), timeZone, late };
-      const rendered = renderOrderReply(event, order, renderOptions);
+      const rendered = deps.present.reply(event, order, renderOptions);
       const { broadcast, milestone } = decision;
       let outcome: ReplyOutcome;
       try {
@@ -367,7 +365,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
                 event_payload: { event_id: event.id, order_id: orderId },
               },
             },
-            short: (slackError) => renderOrderShortReply(event, order, renderOptions, slackError),
+            short: (slackError) => deps.present.shortReply(event, order, renderOptions, slackError),
           },
           logger,
         );

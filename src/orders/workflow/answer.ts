@@ -5,8 +5,9 @@
  */
 import type { Logger } from "pino";
 import type { Store } from "../../store/db.ts";
-import { getOrderForUpdate, type Order, setWorkflow } from "../../store/repositories/orders.ts";
+import { getOrderForUpdate, setWorkflow } from "../../store/repositories/orders.ts";
 import { isApprovalState } from "../approvals/status.ts";
+import type { Order } from "../model/order.ts";
 import type { OrderNotifier } from "../ports.ts";
 import { parseWorkflowContext, type WorkflowContext } from "./context.ts";
 import type { PlaceOrderOutputs, WorkflowFunctions } from "./ports.ts";

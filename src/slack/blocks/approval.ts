@@ -5,7 +5,7 @@
  */
 import type { types } from "@slack/bolt";
 import type { Customer } from "../../config/catalog.ts";
-import type { Order } from "../../store/repositories/orders.ts";
+import type { Order } from "../../orders/model/order.ts";
 import { ACTION, BLOCK, CALLBACK } from "./ids.ts";
 import { escapeMrkdwn as esc, mrkdwn, plain, shown } from "./text.ts";
 

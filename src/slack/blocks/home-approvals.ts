@@ -3,7 +3,7 @@
  * (not their own), each with its summary, the matched rule and the same Approve / Reject buttons as the DM.
  */
 import type { types } from "@slack/bolt";
-import type { Order } from "../../store/repositories/orders.ts";
+import type { Order } from "../../orders/model/order.ts";
 import { ACTION } from "./ids.ts";
 import { escapeMrkdwn as esc, mrkdwn, plain } from "./text.ts";
 

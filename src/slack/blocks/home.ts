@@ -1,6 +1,6 @@
 /** App Home: "My orders" (the user's recent orders with status, ticket, recipient and tracking) and a button. */
 import type { types } from "@slack/bolt";
-import type { Order } from "../../store/repositories/orders.ts";
+import type { Order } from "../../orders/model/order.ts";
 import { approvalLine } from "./approval.ts";
 import { homeApprovalBlocks } from "./home-approvals.ts";
 import { ACTION } from "./ids.ts";

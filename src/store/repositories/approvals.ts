@@ -4,33 +4,12 @@
  * approvers' DMs (`approval_messages`), each updated with the decision and reminded once.
  * Like orders.ts, every function runs one statement on the `Queryable` it is given.
  */
+import type { ApprovalOutcome, ApprovalRequest, OrderApproval } from "../../orders/model/approval.ts";
+import type { Order } from "../../orders/model/order.ts";
 import type { Queryable, Row } from "../db.ts";
-import { mapOrder, type Order } from "./order-row.ts";
+import { mapOrder } from "./order-row.ts";
 
-/** What was asked, stored as JSON in `orders.approval` when the order was accepted. */
-export interface ApprovalRequest {
-  /** The matched rule's key and its phrase ("a Home delivery"). */
-  rule: string;
-  phrase: string;
-  /** Who may approve, as the profile named them when the order was accepted (shown on the order's message). */
-  approvers: string[];
-  approverGroups: string[];
-  /** ISO times, from the app's clock. */
-  requestedAt: string;
-  remindAt: string;
-  expireAt: string;
-}
-
-export interface OrderApproval extends ApprovalRequest {
-  decidedBy: string | null;
-  decidedAt: Date | null;
-  /** The approver's reason for a rejection. */
-  reason: string | null;
-  /** When the decision (or the expiry) was told in the order's thread. */
-  announcedAt: Date | null;
-}
-
-export type ApprovalOutcome = "approved" | "rejected" | "expired";
+export type { ApprovalOutcome, ApprovalRequest, OrderApproval } from "../../orders/model/approval.ts";
 
 /** Reads the approval columns of an order row (null for an order that never needed approval). */
 export function mapApproval(row: Row): OrderApproval | null {

@@ -7,10 +7,9 @@ export {
   slackLink,
   stateLabel,
 } from "./format.ts";
+export { updatePresenter } from "./presenter.ts";
 export {
   type Block,
-  type EventToRender,
-  parseStoredEvent,
   type RenderedMessage,
   type RenderOptions,
   renderEventReply,
