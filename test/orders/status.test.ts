@@ -37,4 +37,11 @@ describe("an order's status model", () => {
     expect(ORDER_STATES.filter(isLocalState)).toEqual(["queued", "placing", "failed"]);
     expect(ORDER_STATES.filter(isTerminal)).toEqual(["delivered", "cancelled"]);
   });
+
+  it("ranks the approval states below queued: approval leads to queued, and no supplier event meets them", () => {
+    for (const state of ["awaiting_approval", "rejected_by_approver", "approval_expired"] as const) {
+      expect(statusRank(state)).toBeLessThan(statusRank("queued"));
+      expect(isLocalState(state)).toBe(false);
+    }
+  });
 });

@@ -33,8 +33,8 @@ export type OrderStatus = OrderState;
  */
 const RANK: Record<OrderState, number> = {
   // Never sent to the supplier, so no supplier event can meet them; below `queued`, which approval leads to.
-  awaiting_approval: -1,
-  rejected_by_approver: -1,
+  awaiting_approval: -3,
+  rejected_by_approver: -2,
   approval_expired: -1,
   queued: 0,
   placing: 1,
