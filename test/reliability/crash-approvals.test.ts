@@ -94,6 +94,7 @@ describe("approvals while Order Desk is killed with SIGKILL at random moments", 
       const ada = new SlackUser({ fake, requests, userId: APPROVALS.approver, timeoutMs: 3_000 });
       let clicks = 0;
       const decided = (i: number, words: string) => blocksOf(dmFor(tickets[i]!)).includes(words);
+      let unanswered = 0;
       const approve = async (i: number) => {
         while (!decided(i, "Approved by")) {
           if (Date.now() > deadline) throw new Error(`${tickets[i]} never showed its approval`);
@@ -116,6 +117,7 @@ describe("approvals while Order Desk is killed with SIGKILL at random moments", 
             })
             .catch(() => undefined);
           await sleep(1_500 + random() * 1_000);
+          if (!decided(i, "Approved by")) unanswered++;
         }
       };
       const reject = async (i: number) => {
@@ -141,7 +143,12 @@ describe("approvals while Order Desk is killed with SIGKILL at random moments", 
           await sleep(1_000 + random() * 1_000);
         }
       };
-      await Promise.all(tickets.map((_, i) => (i % 2 === 0 ? approve(i) : reject(i)))).finally(() => {
+      // Spread over ~15 s, so that kills land before, between and after clicks and their effects.
+      const decide = async (i: number) => {
+        await sleep(random() * 15_000);
+        await (i % 2 === 0 ? approve(i) : reject(i));
+      };
+      await Promise.all(tickets.map((_, i) => decide(i))).finally(() => {
         deciding = false;
       });
       await killer;
@@ -176,7 +183,10 @@ describe("approvals while Order Desk is killed with SIGKILL at random moments", 
           scenario: "approvals crash/restart (pglite)",
           ...figures,
           durationMs: Date.now() - t0,
-          notes: [`${ORDERS} orders, ${clicks} clicks, ${running.kills} SIGKILLs; seed ${SEED}`],
+          notes: [
+            `${ORDERS} orders, ${clicks} clicks (${unanswered} Approve clicks without a visible answer, clicked again), ` +
+              `${running.kills} SIGKILLs; seed ${SEED}`,
+          ],
         },
         world.secrets(),
       );
