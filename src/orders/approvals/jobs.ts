@@ -127,8 +127,10 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     if (failures.length > 0 && failures.length === approvers.length - asked.size) throw failures[0];
   };
 
-  async function showDecisions(order: Order, log: Logger, signal: AbortSignal): Promise<void> {
+  /** Every DM not showing the decision yet is updated; returns the first failure (the others went on). */
+  async function showDecisions(order: Order, log: Logger, signal: AbortSignal): Promise<unknown> {
     const messages: ApprovalMessage[] = await listApprovalMessages(deps.store, order.id);
+    let failure: unknown = null;
     for (const dm of messages) {
       if (dm.decidedShownAt) continue;
       try {
@@ -137,8 +139,10 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
       } catch (error) {
         if (signal.aborted) throw error;
         log.warn({ err: error, approver: dm.approver }, "could not update an approver's DM");
+        failure ??= error;
       }
     }
+    return failure;
   }
 
   const decision: JobHandler<ApprovalJobData> = async (job) => {
@@ -146,7 +150,7 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     if (!loaded || loaded.order.status === "awaiting_approval") return;
     let { order } = loaded;
     const { log } = loaded;
-    await showDecisions(order, log, job.signal);
+    const dmFailure = await showDecisions(order, log, job.signal);
     if (isApprovalFinal(order.status)) {
       // Ends here: the message shows it with "Fix and resubmit" (an approved one is updated by its placement).
       order = await showOrder(deps.store, deps.notifier, order, { kind: "approval" }, { signal: job.signal });
@@ -168,6 +172,8 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
       );
     }
     deps.onOrderChanged?.(order);
+    // A DM Slack did not update keeps its buttons: the job is retried for it (the rest is not done again).
+    if (dmFailure !== null) throw dmFailure;
     log.info({ status: order.status }, "approval decision shown");
   };
 
