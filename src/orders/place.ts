@@ -50,6 +50,7 @@ import {
   UnauthorizedError,
 } from "../supplier/errors.ts";
 import { InvalidJobDataError } from "./errors.ts";
+import { failedOrderAlert } from "./operations/alerts.ts";
 import type { OrderChange, OrderNotifier, PlacementMetrics } from "./ports.ts";
 import { showOrder } from "./show-order.ts";
 import type { PlaceOrderJobData } from "./submit.ts";
@@ -214,6 +215,10 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
     deps.metrics?.failed(errorCode(error));
     const failed = (await markFailed(deps.store, order.id, error)) ?? order;
     await publishFinal(failed, { kind: "failed" }, log, signal);
+    // The admins can retry it from the alert (Retry now) once the cause is fixed.
+    await deps.notifier
+      .alertAdmins(failedOrderAlert(failed))
+      .catch((alertError: unknown) => log.warn({ err: alertError }, "admin alert failed"));
     throw new PermanentJobError(
       `order ${order.id} failed: ${String((error as { message?: unknown }).message)}`,
     );

@@ -13,12 +13,14 @@ import type { Customer } from "../config/catalog.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import { slackSdkLogger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
-import { type Authorizer, createAuthorizer } from "../orders/authorization.ts";
+import { type Authorizer, createAuthorizer, type Membership } from "../orders/authorization.ts";
 import { createBatchedIntake } from "../orders/intake.ts";
+import { withAttention } from "../orders/operations/report.ts";
 import type { OrderNotifier } from "../orders/ports.ts";
 import type { SubmitDeps } from "../orders/submit.ts";
-import type { ChannelPacer } from "../orders/updates/pacer.ts";
+import { ChannelPacer } from "../orders/updates/pacer.ts";
 import type { Store } from "../store/db.ts";
+import { createSlackAttentionAlerts } from "./attention-alerts.ts";
 import type { SlackContext } from "./context.ts";
 import { createHomeRefresher, type HomeRefresher } from "./home.ts";
 import { registerListeners } from "./listeners/index.ts";
@@ -55,7 +57,7 @@ export interface CreateSlackAppOptions {
   store: Store;
   jobs: Pick<Jobs, "send" | "sendMany" | "sendManyWithin">;
   /** Default: group membership looked up with `usergroups.users.list`, cached 5 minutes. */
-  authorizer?: Authorizer;
+  authorizer?: Authorizer & Membership;
   logger?: Logger;
   now?: () => Date;
   newOrderId?: () => string;
@@ -163,6 +165,24 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
   };
   // Submits of the modal arriving together are stored in one commit: Slack waits for it before closing.
   const orders: SubmitDeps = { ...storing, authorizer, now, intake: createBatchedIntake(storing) };
+  // Notifier and alerts share one client that never re-sends on its own: an SDK retry of a chat.postMessage whose
+  // answer was lost would post twice. The jobs retry instead, after looking for the message
+  // (src/orders/show-order.ts); only a 429, which Slack did not act on, is retried in place (notifier.ts).
+  const outboundClient = new webApi.WebClient(options.botToken, {
+    ...clientOptions,
+    retryConfig: { retries: 0 },
+    // A 429 comes back as an error the notifier waits out and retries itself (Slack did not take the call).
+    rejectRateLimitedCalls: true,
+    logger: slackLogger,
+  });
+  // One pace for the admin channel's alerts of both kinds, and for the order messages.
+  const pacer = options.pacer ?? new ChannelPacer();
+  const attentionAlerts = createSlackAttentionAlerts({
+    client: outboundClient,
+    adminChannel: options.customer.config.adminChannel,
+    metrics: options.metrics,
+    pacer,
+  });
   const context: SlackContext = {
     customer: options.customer,
     store: options.store,
@@ -172,6 +192,11 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     timeZone: options.timeZone ?? "UTC",
     // Keyed from the bot token: a secret every replica holds, never sent to Slack's clients.
     metadata: createMetadataSeal(options.botToken),
+    operators: {
+      membership: authorizer,
+      deps: { store: options.store, jobs: options.jobs },
+      alerts: attentionAlerts,
+    },
   };
   registerListeners(app, context);
   options.register?.(app, context);
@@ -179,27 +204,24 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     logger.error({ err: error }, "unhandled error in a Slack listener");
   });
 
-  const notifier = createSlackNotifier({
-    // Its own client that never re-sends on its own: an SDK retry of a chat.postMessage whose answer was lost
-    // would post the order's message twice. The jobs retry instead, after looking for the message
-    // (src/orders/show-order.ts); only a 429, which Slack did not act on, is retried in place (notifier.ts).
-    client: new webApi.WebClient(options.botToken, {
-      ...clientOptions,
-      retryConfig: { retries: 0 },
-      // A 429 comes back as an error the notifier waits out and retries itself (Slack did not take the call).
-      rejectRateLimitedCalls: true,
-      logger: slackLogger,
+  // Alerts an admin can act on (a subject) open an attention item and carry its buttons (src/orders/operations/).
+  const notifier = withAttention(
+    createSlackNotifier({
+      client: outboundClient,
+      customer: options.customer,
+      adminChannel: options.customer.config.adminChannel,
+      logger,
+      now,
+      timeZone: context.timeZone,
+      ...(options.metrics ? { metrics: options.metrics } : {}),
+      pacer,
     }),
-    customer: options.customer,
-    adminChannel: options.customer.config.adminChannel,
-    logger,
-    now,
-    timeZone: context.timeZone,
-    ...(options.metrics ? { metrics: options.metrics } : {}),
-    ...(options.pacer ? { pacer: options.pacer } : {}),
-  });
+    { store: options.store, alerts: attentionAlerts },
+  );
   const home = createHomeRefresher({
     store: options.store,
+    operators: context.operators,
+    customer: options.customer,
     client,
     logger,
     ...(options.homeDebounceMs !== undefined ? { debounceMs: options.homeDebounceMs } : {}),

@@ -1,17 +1,25 @@
 /** Publishing App Home's "My orders" for a user (on app_home_opened, and by anyone whose change shows there). */
 import type { webApi } from "@slack/bolt";
 import { type Logger, pino } from "pino";
+import { needsAttentionFor } from "../orders/operations/list.ts";
 import { listRecentOrdersForUser, type Order } from "../store/repositories/orders.ts";
 import { buildHomeView, HOME_ORDER_LIMIT } from "./blocks/home.ts";
 import type { SlackContext } from "./context.ts";
 
-export async function publishHome(
-  ctx: Pick<SlackContext, "store">,
-  client: webApi.WebClient,
-  userId: string,
-): Promise<void> {
-  const orders = await listRecentOrdersForUser(ctx.store, userId, HOME_ORDER_LIMIT);
-  await client.views.publish({ user_id: userId, view: buildHomeView(orders) });
+/** What App Home is built from; with `operators` and `customer`, admins also see "Needs attention". */
+export type HomeContext = Pick<SlackContext, "store"> & Partial<Pick<SlackContext, "operators" | "customer">>;
+
+export async function publishHome(ctx: HomeContext, client: webApi.WebClient, userId: string): Promise<void> {
+  const [orders, attention] = await Promise.all([
+    listRecentOrdersForUser(ctx.store, userId, HOME_ORDER_LIMIT),
+    ctx.operators && ctx.customer
+      ? needsAttentionFor(
+          { store: ctx.store, membership: ctx.operators.membership, config: ctx.customer.config },
+          userId,
+        )
+      : null,
+  ]);
+  await client.views.publish({ user_id: userId, view: buildHomeView(orders, attention) });
 }
 
 /** Keeps a requester's Home tab in step with their orders: `orderChanged` after the order changed in the store. */
@@ -22,8 +30,7 @@ export interface HomeRefresher {
   stop(): void;
 }
 
-export interface HomeRefresherOptions {
-  store: SlackContext["store"];
+export interface HomeRefresherOptions extends HomeContext {
   client: webApi.WebClient;
   /**
    * Changes to one user's orders within this window become one `views.publish` (default 1 s): a burst of
@@ -43,7 +50,7 @@ export function createHomeRefresher(options: HomeRefresherOptions): HomeRefreshe
   async function publish(userId: string): Promise<void> {
     try {
       // Reads the user's orders when it runs, so the refresh shows everything that changed while it waited.
-      await publishHome({ store: options.store }, options.client, userId);
+      await publishHome(options, options.client, userId);
     } catch (error) {
       logger.warn({ err: error, userId }, "could not refresh the user's App Home");
     }

@@ -151,6 +151,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
         await deps
           .alertAdmins({
             key: `updates-destination-gone:${order.id}:${error.slackError}`,
+            subject: { kind: "unposted_updates", orderId: order.id },
             title: `Order ${order.externalDocumentNumber}: updates cannot be posted`,
             text: [
               `${pending.length} supplier update${pending.length === 1 ? "" : "s"} for order ` +
