@@ -44,7 +44,8 @@ function slackDate(at: Date): string {
 function actionsBlock(item: AttentionItem): KnownBlock {
   return {
     type: "actions",
-    block_id: BLOCK.attentionActions,
+    // One per item: block ids are unique within a message or view (App Home lists several).
+    block_id: `${BLOCK.attentionActions}:${item.id}`,
     elements: BUTTONS[item.kind].map((b) => ({
       type: "button" as const,
       action_id: b.id,
