@@ -159,7 +159,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
                 "could not be posted in ",
               { channel },
               `: ${error.message}. Posting stopped for this order; the updates are kept and go out with the ` +
-                "order's next update once this is fixed.",
+                "order's next update (or Retry posting) once fixed.",
             ],
           })
           .then(
