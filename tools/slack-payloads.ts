@@ -333,9 +333,7 @@ export function slackPayloads(opts: PayloadOptions) {
             tab: "home",
             event_ts: (now / 1000).toFixed(6),
           },
-          authorizations: [
-            { enterprise_id: null, team_id: opts.teamId, user_id: i.userId, is_bot: false },
-          ],
+          authorizations: [{ enterprise_id: null, team_id: opts.teamId, user_id: i.userId, is_bot: false }],
         },
       };
     },
