@@ -132,6 +132,19 @@ describe("the architecture's import rules", () => {
     expect(stale, "no longer imported: remove from KNOWN_DOMAIN_TRANSPORT").toEqual([]);
   });
 
+  it("orders/model/ (the Order, its statuses and failures) stands on the supplier contract and zod alone", () => {
+    const found = violations(inFolder("orders/model"), (source, specifier) => {
+      const target = resolved(source, specifier);
+      if (target === null)
+        return packageOf(specifier) === "zod" || packageOf(specifier) === null ? null : specifier;
+      return target.startsWith("src/orders/model/") || target.startsWith("src/supplier/") ? null : target;
+    });
+    expect(
+      found,
+      "the model is data and rules: store, Slack and jobs depend on it, never the reverse",
+    ).toEqual({});
+  });
+
   it("only the queue's adapter (jobs/pgboss/) imports pg-boss; the rest of the app sees jobs/jobs.ts", () => {
     const found = violations(src, (source, specifier) =>
       packageOf(specifier) === "pg-boss" && !source.path.startsWith("src/jobs/pgboss/") ? specifier : null,
@@ -195,7 +208,7 @@ describe("the architecture's import rules", () => {
   });
 
   it("reads the tree it checks (the scan finds the folders the rules are about)", () => {
-    for (const folder of ["orders", "sandbox", "slack", "jobs", "store", "supplier"]) {
+    for (const folder of ["orders", "orders/model", "sandbox", "slack", "jobs", "store", "supplier"]) {
       expect(inFolder(folder).length, folder).toBeGreaterThan(0);
     }
     expect(src.some((s) => s.specifiers.includes("@slack/bolt"))).toBe(true);

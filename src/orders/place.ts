@@ -23,7 +23,6 @@ import { jobId } from "../jobs/ids.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import { QUEUES } from "../jobs/queues.ts";
 import type { JobContext } from "../jobs/worker.ts";
-import { isSecretsError } from "../secrets/errors.ts";
 import type { ApiKeyProvider } from "../secrets/types.ts";
 import { oncePerKeySet, type UnauthorizedReport, withApiKey } from "../secrets/with-api-key.ts";
 import type { Store } from "../store/db.ts";
@@ -33,23 +32,30 @@ import {
   markPlaced,
   markPlacing,
   markRejected,
-  type Order,
   recordAttemptError,
 } from "../store/repositories/orders.ts";
 import type { SupplierClient } from "../supplier/client.ts";
 import {
   DuplicateOrderError,
-  KeyEnvironmentMismatchError,
   LocalValidationError,
-  MalformedApiKeyError,
   RateLimitedError,
-  SupplierError,
   SupplierServerError,
   SupplierUnavailableError,
   SupplierValidationError,
   UnauthorizedError,
 } from "../supplier/errors.ts";
 import { InvalidJobDataError } from "./errors.ts";
+import {
+  errorCode,
+  isKeyProblem,
+  keyRefused,
+  permanentFailureOf,
+  rejectionOf,
+  retriesExhaustedOf,
+  retryingOf,
+} from "./failure-of.ts";
+import { type FinalFailure, mayHaveBeenPlaced } from "./model/failure.ts";
+import { isRejected, type Order } from "./model/order.ts";
 import { failedOrderAlert } from "./operations/alerts.ts";
 import type { OrderChange, OrderNotifier, PlacementMetrics } from "./ports.ts";
 import { showOrder } from "./show-order.ts";
@@ -94,15 +100,6 @@ function mayHaveReachedSupplier(error: unknown): boolean {
   return error instanceof SupplierUnavailableError && error.reason !== "retry_after_too_long";
 }
 
-function errorRecord(error: unknown): Record<string, unknown> {
-  if (error instanceof SupplierError) return error.toJSON();
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return { name: error.name, message: error.message, ...(typeof code === "string" ? { code } : {}) };
-  }
-  return { message: String(error) };
-}
-
 /** How long a final state that Slack could not show waits before the `show` job tries again. */
 const SHOW_AGAIN_AFTER_MS = 30_000;
 
@@ -119,17 +116,10 @@ function isShowJob(data: unknown): data is ShowOrderJobData {
 /** The change that shows an order's current state, when that state is final. */
 function finalChange(order: Order): OrderChange | null {
   if (order.status === "failed") {
-    return (order.lastError as { kind?: unknown } | null)?.kind === "rejected"
-      ? { kind: "rejected" }
-      : { kind: "failed" };
+    return isRejected(order) ? { kind: "rejected" } : { kind: "failed" };
   }
   if (order.status === "queued" || order.status === "placing") return null;
   return { kind: "placed" };
-}
-
-function errorCode(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : "UNKNOWN";
 }
 
 function retryReason(error: unknown): string {
@@ -211,17 +201,15 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
     log.info({ change: change.kind }, "showed the order's outcome in Slack");
   }
 
-  async function fail(order: Order, error: object, log: Logger, signal: AbortSignal): Promise<never> {
-    deps.metrics?.failed(errorCode(error));
-    const failed = (await markFailed(deps.store, order.id, error)) ?? order;
+  async function fail(order: Order, failure: FinalFailure, log: Logger, signal: AbortSignal): Promise<never> {
+    deps.metrics?.failed(failure.code ?? "UNKNOWN");
+    const failed = (await markFailed(deps.store, order.id, failure)) ?? order;
     await publishFinal(failed, { kind: "failed" }, log, signal);
     // The admins can retry it from the alert (Retry now) once the cause is fixed.
     await deps.notifier
       .alertAdmins(failedOrderAlert(failed))
       .catch((alertError: unknown) => log.warn({ err: alertError }, "admin alert failed"));
-    throw new PermanentJobError(
-      `order ${order.id} failed: ${String((error as { message?: unknown }).message)}`,
-    );
+    throw new PermanentJobError(`order ${order.id} failed: ${String(failure.message)}`);
   }
 
   return async (job) => {
@@ -254,6 +242,8 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
       return fail(
         order,
         {
+          kind: "failed",
+          reason: "profile_misconfigured",
           code: "UNKNOWN_PROFILE",
           message: `the profile "${order.profile}" is no longer in order-desk.config.yml`,
         },
@@ -272,6 +262,8 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
       return fail(
         order,
         {
+          kind: "failed",
+          reason: "profile_misconfigured",
           code: "ENVIRONMENT_MISMATCH",
           message: `profile "${profile.name}" is for the ${profile.supplier.environment} supplier environment, but Order Desk is connected to ${deps.supplier.environment}; an admin has been alerted`,
         },
@@ -309,7 +301,7 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
     job: JobContext<unknown>,
     log: Logger,
   ): Promise<void> {
-    if (error instanceof DuplicateOrderError && order.lastError?.maybePlaced === true) {
+    if (error instanceof DuplicateOrderError && mayHaveBeenPlaced(order.failure)) {
       // An earlier run timed out or hit a 5xx after sending: the supplier has our order under this number.
       const placed = await markPlaced(deps.store, order.id, { correlationId: null, placedEarlier: true });
       log.warn("DUPLICATE_ORDER after an uncertain earlier attempt: treating the order as placed");
@@ -323,28 +315,20 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
       error instanceof LocalValidationError ||
       error instanceof DuplicateOrderError
     ) {
-      const rejected = await markRejected(deps.store, order.id, {
-        code: error instanceof LocalValidationError ? "VALIDATION_FAILED" : error.code,
-        message: error.message,
-        ...(error instanceof DuplicateOrderError ? {} : { details: error.details }),
-      });
+      const rejected = await markRejected(deps.store, order.id, rejectionOf(error));
       log.info({ code: error.code }, "the supplier rejected the order");
       deps.metrics?.rejected(error instanceof LocalValidationError ? "VALIDATION_FAILED" : error.code);
       await publishFinal(rejected ?? order, { kind: "rejected" }, log, job.signal);
       return;
     }
     if (isTransient(error)) {
-      const maybePlaced = mayHaveReachedSupplier(error) || order.lastError?.maybePlaced === true;
+      const maybePlaced = mayHaveReachedSupplier(error) || mayHaveBeenPlaced(order.failure);
       const updated =
-        (await recordAttemptError(deps.store, order.id, {
-          kind: "retrying",
-          maybePlaced,
-          attempt: job.attempt,
-          ...errorRecord(error),
-        })) ?? order;
+        (await recordAttemptError(deps.store, order.id, retryingOf(error, maybePlaced, job.attempt))) ??
+        order;
       if (job.isFinalAttempt) {
         log.error({ err: error }, "placement retries exhausted");
-        return fail(updated, { ...errorRecord(error), maybePlaced, retriesExhausted: true }, log, job.signal);
+        return fail(updated, retriesExhaustedOf(error, maybePlaced), log, job.signal);
       }
       deps.metrics?.failed(errorCode(error));
       await publish(updated, { kind: "retrying", reason: retryReason(error) }, log, job.signal);
@@ -354,11 +338,7 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
       }
       throw error;
     }
-    if (
-      error instanceof KeyEnvironmentMismatchError ||
-      error instanceof MalformedApiKeyError ||
-      isSecretsError(error)
-    ) {
+    if (isKeyProblem(error)) {
       await deps.notifier
         .alertAdmins({ key: `key:${error.code}`, title: "Supplier API key problem", text: error.message })
         .catch((e) => log.warn({ err: e }, "admin alert failed"));
@@ -366,20 +346,9 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
     if (error instanceof UnauthorizedError) {
       // withApiKey re-read the key and tried the previous version; the admins are alerted (once per key set).
       log.error({ err: error }, "the supplier rejects every API key we have; the order is not placed");
-      const maybePlaced = order.lastError?.maybePlaced === true;
-      return fail(
-        order,
-        {
-          ...errorRecord(error),
-          message:
-            "the supplier rejected our API key, so the order was not placed. An admin has been alerted; resubmit once the key is fixed",
-          ...(maybePlaced ? { maybePlaced } : {}),
-        },
-        log,
-        job.signal,
-      );
+      return fail(order, keyRefused(mayHaveBeenPlaced(order.failure)), log, job.signal);
     }
     log.error({ err: error }, "placement failed and cannot succeed by retrying");
-    return fail(order, errorRecord(error), log, job.signal);
+    return fail(order, permanentFailureOf(error), log, job.signal);
   }
 }

@@ -18,9 +18,6 @@ import {
   getOrderForUpdate,
   insertOrder,
   insertOrderIfNumberFree,
-  type NewOrder,
-  type Order,
-  type OrderSource,
   resetForResubmit,
 } from "../store/repositories/orders.ts";
 import { checkOrderRequest } from "../supplier/rules.ts";
@@ -31,6 +28,7 @@ import type { OrderDraft } from "./draft.ts";
 import { nextEdn } from "./edn.ts";
 import { OrderNotFoundError, OrderNotResubmittableError } from "./errors.ts";
 import { type FieldErrors, fieldErrorsFromDetails } from "./fields.ts";
+import { canResubmit, type NewOrder, type Order, type OrderSource } from "./model/order.ts";
 import { draftToRequest } from "./request.ts";
 
 export interface SubmitDeps {
@@ -319,7 +317,7 @@ export async function resubmitOrder(
   return deps.store.transaction(async (tx): Promise<ResubmitResult> => {
     const order = await getOrderForUpdate(tx, orderId);
     if (!order) throw new OrderNotFoundError(orderId);
-    if (order.status !== "failed" || order.correlationId !== null) {
+    if (!canResubmit(order)) {
       throw new OrderNotResubmittableError(orderId, order.status);
     }
     let edn = clean.externalDocumentNumber;
@@ -327,7 +325,7 @@ export async function resubmitOrder(
       if (await ednTaken(tx, profile.name, edn, order.id)) {
         return { status: "invalid", draft: clean, errors: ednTakenErrors(edn) };
       }
-    } else if (order.lastError?.code === "DUPLICATE_ORDER") {
+    } else if (order.failure?.reason === "duplicate_number") {
       edn = await nextEdn(tx, deps.customer.config.externalDocumentNumber.pattern, {
         ticket: clean.ticket,
         profile: profile.name,

@@ -1,8 +1,9 @@
 /** Publishing App Home's "My orders" for a user (on app_home_opened, and by anyone whose change shows there). */
 import type { webApi } from "@slack/bolt";
 import { type Logger, pino } from "pino";
+import type { Order } from "../orders/model/order.ts";
 import { needsAttentionFor } from "../orders/operations/list.ts";
-import { listRecentOrdersForUser, type Order } from "../store/repositories/orders.ts";
+import { listRecentOrdersForUser } from "../store/repositories/orders.ts";
 import { buildHomeView, HOME_ORDER_LIMIT } from "./blocks/home.ts";
 import type { SlackContext } from "./context.ts";
 

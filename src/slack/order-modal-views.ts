@@ -7,7 +7,7 @@ import type { types, webApi } from "@slack/bolt";
 import type { Profile } from "../config/customer-schema.ts";
 import { emptyDraft, type OrderDraft, parseStoredDraft } from "../orders/draft.ts";
 import { type FieldErrors, fieldErrorsFromDetails } from "../orders/fields.ts";
-import type { Order } from "../store/repositories/orders.ts";
+import type { Order } from "../orders/model/order.ts";
 import { buildNoticeModal, buildOrderModal } from "./blocks/order-modal.ts";
 import type { SlackContext } from "./context.ts";
 import type { ModalMetadata } from "./metadata.ts";
@@ -92,12 +92,10 @@ export function resubmitModal(ctx: SlackContext, order: Order, userId: string): 
   if (!stored) return null;
   const mine = seesPersonalData(order, userId);
   const draft = mine ? stored : withoutPersonalData(stored);
-  const error = (order.lastError ?? {}) as { code?: unknown; details?: unknown };
+  const failure = order.failure;
   let errors: FieldErrors = {};
-  if (error.details && typeof error.details === "object") {
-    errors = fieldErrorsFromDetails(error.details as Record<string, string[]>);
-  }
-  if (error.code === "DUPLICATE_ORDER") {
+  if (failure?.reason === "rejected" && failure.details) errors = fieldErrorsFromDetails(failure.details);
+  if (failure?.reason === "duplicate_number") {
     errors.externalDocumentNumber = [
       `The supplier already has an order numbered ${order.externalDocumentNumber}. Leave this empty to get a new number, or type another one.`,
     ];

@@ -23,6 +23,7 @@
  */
 import type { Jobs, ManyJob } from "../jobs/jobs.ts";
 import { QUEUES } from "../jobs/queues.ts";
+import { neverReachedSupplier } from "../orders/model/failure.ts";
 import { enqueuePostUpdate, postUpdateJob } from "../orders/updates/enqueue.ts";
 import type { Queryable, Store } from "../store/db.ts";
 import { GroupCommit } from "../store/group-commit.ts";
@@ -53,18 +54,13 @@ export interface Ingester {
   ingest(event: SupplierEvent, payload: object): Promise<IngestResult>;
 }
 
-/** The rejection codes an order can carry that prove the supplier never created it. */
-function neverReachedSupplier(lastError: Record<string, unknown> | null): boolean {
-  return lastError?.kind === "rejected" && lastError.code !== "DUPLICATE_ORDER";
-}
-
 async function adoptByDocumentNumber(
   tx: Queryable,
   correlationId: string,
   externalDocumentNumber: string,
 ): Promise<string | null> {
   const candidates = (await findOrdersByExternalDocumentNumber(tx, externalDocumentNumber)).filter(
-    (o) => o.correlationId === null && !neverReachedSupplier(o.lastError),
+    (o) => o.correlationId === null && !neverReachedSupplier(o.failure),
   );
   const only = candidates.length === 1 ? candidates[0] : undefined;
   if (!only) return null;

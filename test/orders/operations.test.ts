@@ -39,9 +39,15 @@ describe.each(TEST_BACKENDS)("operator actions on %s", (backend) => {
       status: "placing",
       request: validOrder({ externalDocumentNumber: edn }),
     });
-    if (how === "failed")
-      await markFailed(store, id, { code: "SUPPLIER_UNAVAILABLE", retriesExhausted: true });
-    else await markRejected(store, id, { code: "VALIDATION_FAILED" });
+    if (how === "failed") {
+      await markFailed(store, id, {
+        kind: "failed",
+        reason: "retries_exhausted",
+        code: "SUPPLIER_UNAVAILABLE",
+        maybePlaced: false,
+        retriesExhausted: true,
+      });
+    } else await markRejected(store, id, { kind: "rejected", reason: "rejected", code: "VALIDATION_FAILED" });
     const { item } = await openAttention(store, {
       id: randomUUID(),
       kind: "failed_order",

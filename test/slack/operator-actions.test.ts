@@ -7,11 +7,11 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpServer, startHttpServer } from "../../src/http/server.ts";
+import type { Order } from "../../src/orders/model/order.ts";
 import { generateTestKey } from "../../src/sandbox/keys.ts";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
 import { getAttention, listOpenAttention, openAttention } from "../../src/store/repositories/attention.ts";
 import { listEventsForOrder } from "../../src/store/repositories/events.ts";
-import type { Order } from "../../src/store/repositories/orders.ts";
 import { createOrphanSweeper } from "../../src/webhooks/orphans.ts";
 import { webhookRoute } from "../../src/webhooks/receiver.ts";
 import type { FakeMessage } from "../../tools/fake-slack/index.ts";
@@ -168,7 +168,7 @@ describe.each(TRANSPORTS)("operator actions over %s", (transport) => {
         "OPS-1 failed for good",
         30_000,
       );
-      expect(failed.lastError).toMatchObject({ kind: "failed", retriesExhausted: true });
+      expect(failed.failure).toMatchObject({ kind: "failed", reason: "retries_exhausted" });
       const alert = await alertWith(failed.externalDocumentNumber, "attention_retry_order");
       expect(json(latest(alert)?.blocks)).toContain("attention_mark_handled");
       const itemId = buttonValue(alert, "attention_retry_order");

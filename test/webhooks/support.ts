@@ -9,6 +9,7 @@ import { loadCustomerConfig } from "../../src/config/customer.ts";
 import { healthRoutes, storeCheck } from "../../src/http/health.ts";
 import { type HttpServer, startHttpServer } from "../../src/http/server.ts";
 import { createJobs, type Jobs } from "../../src/jobs/index.ts";
+import type { Order } from "../../src/orders/model/order.ts";
 import type { AdminAlert } from "../../src/orders/ports.ts";
 import { ChannelPacer } from "../../src/orders/updates/pacer.ts";
 import {
@@ -21,13 +22,7 @@ import { orderMessage } from "../../src/slack/blocks/order-message.ts";
 import { renderAdminAlert } from "../../src/slack/notifier.ts";
 import type { Store } from "../../src/store/db.ts";
 import { insertEventIfNew } from "../../src/store/repositories/events.ts";
-import {
-  getOrder,
-  insertOrder,
-  markPlaced,
-  type Order,
-  setOriginMessage,
-} from "../../src/store/repositories/orders.ts";
+import { getOrder, insertOrder, markPlaced, setOriginMessage } from "../../src/store/repositories/orders.ts";
 import { createOrphanSweeper, type OrphanSweeper } from "../../src/webhooks/orphans.ts";
 import { type WebhookReceiverOptions, webhookRoute } from "../../src/webhooks/receiver.ts";
 import { signWebhook } from "../../src/webhooks/signature.ts";

@@ -1,18 +1,18 @@
 /** The admin alert for a placement that failed for good, with the subject that gives it Retry now / Mark handled. */
-import type { Order } from "../../store/repositories/orders.ts";
+import type { Order } from "../model/order.ts";
 import type { AdminAlert, AlertPart } from "../ports.ts";
 
 const WHY_MAX = 500;
 
 export function failedOrderAlert(order: Order): AdminAlert {
-  const error = order.lastError ?? {};
-  const message = typeof error.message === "string" ? error.message : "no reason was recorded";
-  const code = typeof error.code === "string" ? ` (${error.code})` : "";
+  const failure = order.failure;
+  const message = failure?.message ?? "no reason was recorded";
+  const code = failure?.code ? ` (${failure.code})` : "";
   const ticket = order.customerReference ? ` for ${order.customerReference}` : "";
   const requester: AlertPart[] =
     order.source === "workflow" || order.source === "cli" ? [] : [", asked by ", { user: order.requestedBy }];
   const maybePlaced =
-    error.maybePlaced === true
+    failure && "maybePlaced" in failure && failure.maybePlaced === true
       ? " An earlier attempt may have reached the supplier: a retry that the supplier answers DUPLICATE_ORDER counts as placed."
       : "";
   return {

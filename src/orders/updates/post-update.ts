@@ -33,7 +33,8 @@ import {
   markPosted,
   type StoredEvent,
 } from "../../store/repositories/events.ts";
-import { getOrder, type Order } from "../../store/repositories/orders.ts";
+import { getOrder } from "../../store/repositories/orders.ts";
+import type { Order } from "../model/order.ts";
 import { applyEvent } from "./apply-event.ts";
 import type { PostUpdateJobData } from "./enqueue.ts";
 import {
@@ -46,6 +47,7 @@ import { OrderBusyError, OrderLocks } from "./order-lock.ts";
 import { ChannelPacer, waitForSlot } from "./pacer.ts";
 import { postReply, type ReplyOutcome } from "./post-reply.ts";
 import type { PostOutcome, PostUpdateDeps, PostUpdateWorker } from "./post-update-deps.ts";
+import { unpostedUpdatesAlert } from "./unposted-alert.ts";
 import { decideReply } from "./verbosity.ts";
 
 export type { ParentMessage, PostOutcome, PostUpdateDeps, PostUpdateWorker } from "./post-update-deps.ts";
@@ -149,19 +151,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
       logger.error({ channel, slackError: error.slackError, pending: pending.length }, error.message);
       if (needsAlert && deps.alertAdmins) {
         await deps
-          .alertAdmins({
-            key: `updates-destination-gone:${order.id}:${error.slackError}`,
-            subject: { kind: "unposted_updates", orderId: order.id },
-            title: `Order ${order.externalDocumentNumber}: updates cannot be posted`,
-            text: [
-              `${pending.length} supplier update${pending.length === 1 ? "" : "s"} for order ` +
-                `${order.externalDocumentNumber}${order.customerReference ? ` (${order.customerReference})` : ""} ` +
-                "could not be posted in ",
-              { channel },
-              `: ${error.message}. Posting stopped for this order; the updates are kept and go out with the ` +
-                "order's next update (or Retry posting) once fixed.",
-            ],
-          })
+          .alertAdmins(unpostedUpdatesAlert(order, pending.length, channel, error))
           .then(
             // Only now is it reported: the marks say so, and the order's next run does not alert again.
             async () => {

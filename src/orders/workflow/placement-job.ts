@@ -19,13 +19,9 @@ import type { Jobs } from "../../jobs/jobs.ts";
 import { QUEUES } from "../../jobs/queues.ts";
 import type { JobContext } from "../../jobs/worker.ts";
 import type { Store } from "../../store/db.ts";
-import {
-  getOrder,
-  getOrderForUpdate,
-  markFailed,
-  type Order,
-  setWorkflow,
-} from "../../store/repositories/orders.ts";
+import { getOrder, getOrderForUpdate, markFailed, setWorkflow } from "../../store/repositories/orders.ts";
+import { mayHaveBeenPlaced } from "../model/failure.ts";
+import type { Order } from "../model/order.ts";
 import type { OrderNotifier } from "../ports.ts";
 import { showOrder } from "../show-order.ts";
 import { placeOrderJobId } from "../submit.ts";
@@ -78,10 +74,12 @@ export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDe
       if (isPlaced(order)) return { kind: "placed" as const, order, context };
       if (context.expiredAt) return { kind: "expired" as const, order, context, first: false };
       // An attempt aborted mid-request may have been received: the supplier must be asked before reordering.
-      const maybePlaced = order.lastError?.maybePlaced === true || options.attemptCutShort === true;
+      const maybePlaced = mayHaveBeenPlaced(order.failure) || options.attemptCutShort === true;
       const retriedForMs = Date.parse(context.deadlineAt) - order.createdAt.getTime();
       // The order's message adds its own "may have reached the supplier" line from `maybePlaced`.
       const failed = await markFailed(tx, orderId, {
+        kind: "failed",
+        reason: "workflow_deadline",
         code: "WORKFLOW_DEADLINE",
         message: deadlineMessage(order, retriedForMs, false),
         maybePlaced,
@@ -104,9 +102,9 @@ export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDe
       await publishFailed(order, log, options.signal);
     }
     if (!context.completion) {
-      const error = order.lastError ?? {};
-      const retriedForMs = typeof error.retriedForMs === "number" ? error.retriedForMs : 0;
-      const message = deadlineMessage(order, retriedForMs, error.maybePlaced === true);
+      const failure = order.failure;
+      const retriedForMs = failure?.reason === "workflow_deadline" ? failure.retriedForMs : 0;
+      const message = deadlineMessage(order, retriedForMs, mayHaveBeenPlaced(failure));
       await answerFailed(answer, order, context, message, log);
     }
   }

@@ -15,10 +15,11 @@ import type { Customer } from "../../config/catalog.ts";
 import type { Jobs, SendOptions } from "../../jobs/jobs.ts";
 import { QUEUES } from "../../jobs/queues.ts";
 import type { Store } from "../../store/db.ts";
-import { getOrderByIdempotencyKey, type Order } from "../../store/repositories/orders.ts";
+import { getOrderByIdempotencyKey } from "../../store/repositories/orders.ts";
 import type { Authorizer } from "../authorization.ts";
 import { checkDraft } from "../check.ts";
 import type { OrderDraft } from "../draft.ts";
+import type { Order } from "../model/order.ts";
 import { type PlaceOrderJobData, submitOrder } from "../submit.ts";
 import {
   describeWorkflowErrors,

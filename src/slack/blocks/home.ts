@@ -1,7 +1,7 @@
 /** App Home: "My orders" (the user's recent orders with status, ticket, recipient and tracking) and a button. */
 import type { types } from "@slack/bolt";
+import type { Order } from "../../orders/model/order.ts";
 import type { AttentionList } from "../../orders/operations/types.ts";
-import type { Order } from "../../store/repositories/orders.ts";
 import { needsAttentionBlocks } from "./attention.ts";
 import { ACTION } from "./ids.ts";
 import { orderStatusLine, trackingLinks } from "./order-message.ts";

@@ -11,16 +11,10 @@
  * stays: no number is used up. The caller then stores those orders one at a time, where each case has its
  * answer.
  */
+
+import type { NewOrder, Order } from "../../orders/model/order.ts";
 import type { Queryable, SqlQuery } from "../db.ts";
-import {
-  INSERT_COLUMNS,
-  INSERT_DEFAULTS,
-  insertRow,
-  JSONB_COLUMNS,
-  mapOrder,
-  type NewOrder,
-  type Order,
-} from "./orders.ts";
+import { INSERT_COLUMNS, INSERT_DEFAULTS, insertRow, JSONB_COLUMNS, mapOrder } from "./orders.ts";
 
 /**
  * A document number with its counter left open: the literal text around each counter placeholder (`parts`,

@@ -2,8 +2,9 @@
  * The state changes behind the operators' actions (src/orders/operations/act.ts), each one conditional
  * statement, run inside the action's transaction together with its job insert.
  */
+import type { Order } from "../../orders/model/order.ts";
 import type { Queryable } from "../db.ts";
-import { mapOrder, type Order } from "./orders.ts";
+import { mapOrder } from "./order-row.ts";
 
 /**
  * "Retry now": a placement that failed for good goes back to `queued`. Null when the order is not failed any

@@ -1,7 +1,7 @@
 import type { RespondFn, webApi } from "@slack/bolt";
 import type { Profile } from "../../../config/customer-schema.ts";
+import type { Order } from "../../../orders/model/order.ts";
 import { findOrdersByReference } from "../../../store/repositories/order-lookup.ts";
-import type { Order } from "../../../store/repositories/orders.ts";
 import { orderStatusMessage } from "../../blocks/order-status.ts";
 import { escapeMrkdwn } from "../../blocks/text.ts";
 import type { SlackContext } from "../../context.ts";
