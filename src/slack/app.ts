@@ -15,7 +15,7 @@ import { slackSdkLogger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import { type Authorizer, createAuthorizer, type Membership } from "../orders/authorization.ts";
 import { createBatchedIntake } from "../orders/intake.ts";
-import { withAttention } from "../orders/operations/report.ts";
+import { postUnsentAlerts, withAttention } from "../orders/operations/report.ts";
 import type { OrderNotifier } from "../orders/ports.ts";
 import type { SubmitDeps } from "../orders/submit.ts";
 import { ChannelPacer } from "../orders/updates/pacer.ts";
@@ -35,6 +35,8 @@ import {
 
 export const SLACK_EVENTS_PATH = "/slack/events";
 export const DEFAULT_SLACK_TIMEOUT_MS = 10_000;
+/** How often admin alerts that did not go out are tried again. */
+const UNSENT_ALERTS_EVERY_MS = 60_000;
 
 export interface CreateSlackAppOptions {
   mode: "socket" | "http";
@@ -227,6 +229,7 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     ...(options.homeDebounceMs !== undefined ? { debounceMs: options.homeDebounceMs } : {}),
   });
 
+  let unsentAlerts: NodeJS.Timeout | null = null;
   return {
     app,
     client,
@@ -237,9 +240,21 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     home,
     context,
     async start() {
+      // Alerts that did not go out when reported (Slack down, the admin channel archived) are posted later.
+      unsentAlerts ??= setInterval(() => {
+        postUnsentAlerts(
+          { store: options.store, alerts: attentionAlerts },
+          {
+            now: now(),
+            onError: (err, item) => logger.warn({ err, itemId: item.id }, "admin alert not posted"),
+          },
+        ).catch((err: unknown) => logger.warn({ err }, "could not look for admin alerts not posted"));
+      }, UNSENT_ALERTS_EVERY_MS).unref();
       if (options.mode === "socket") await app.start();
     },
     async stop() {
+      if (unsentAlerts) clearInterval(unsentAlerts);
+      unsentAlerts = null;
       home.stop();
       if (options.mode === "socket") await app.stop();
     },

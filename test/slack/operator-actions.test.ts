@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpServer, startHttpServer } from "../../src/http/server.ts";
 import type { Order } from "../../src/orders/model/order.ts";
+import { postUnsentAlerts } from "../../src/orders/operations/report.ts";
 import { generateTestKey } from "../../src/sandbox/keys.ts";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
 import { getAttention, listOpenAttention, openAttention } from "../../src/store/repositories/attention.ts";
@@ -404,6 +405,33 @@ describe.each(TRANSPORTS)("operator actions over %s", (transport) => {
           ? view
           : undefined;
       });
+    });
+  });
+
+  describe("an alert that could not be posted", () => {
+    it("goes out later, once, with its buttons", async () => {
+      const correlationId = randomUUID();
+      const alert = {
+        key: `orphan-events:${correlationId}`,
+        title: "Supplier updates for an unknown order",
+        text: `updates for correlation id ${correlationId}`,
+        subject: { kind: "orphan_events" as const, correlationId },
+      };
+      h.fake.setArchived(ADMIN, true);
+      await expect(h.slack.notifier.alertAdmins(alert)).rejects.toThrow();
+      // Reported again while the channel is still archived: still one item, still no alert.
+      await expect(h.slack.notifier.alertAdmins(alert)).rejects.toThrow();
+      h.fake.setArchived(ADMIN, false);
+      const later = new Date(Date.now() + 120_000);
+      const deps = { store: h.store, alerts: h.slack.context.operators.alerts };
+      expect(await postUnsentAlerts(deps, { now: later })).toBeGreaterThanOrEqual(1);
+      expect(await postUnsentAlerts(deps, { now: later })).toBe(0);
+      const posted = h.fake.topLevel(ADMIN).filter((m) => m.text.includes(correlationId));
+      expect(posted).toHaveLength(1);
+      expect(json(posted[0]?.blocks)).toContain("attention_attach_orphans");
+      // Reported once more now that it is out: nothing new is posted.
+      await h.slack.notifier.alertAdmins(alert);
+      expect(h.fake.topLevel(ADMIN).filter((m) => m.text.includes(correlationId))).toHaveLength(1);
     });
   });
 

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Store } from "../../store/db.ts";
-import { openAttention, setAttentionAlert } from "../../store/repositories/attention.ts";
+import { claimUnsentAlerts, openAttention, setAttentionAlert } from "../../store/repositories/attention.ts";
 import type { AdminAlert, OrderNotifier } from "../ports.ts";
 import { type AttentionItem, subjectKey } from "./types.ts";
 
@@ -38,6 +38,33 @@ export async function raiseAttention(
   if (item.alertTs !== null) return item;
   const where = await deps.alerts.post(item);
   return (await setAttentionAlert(deps.store, item.id, where)) ?? item;
+}
+
+/**
+ * Posts the alerts that did not go out when their trouble was reported (Slack down, the admin channel archived):
+ * items older than `graceMs` without an alert. Each is claimed first, so replicas do not post it twice; a post
+ * that fails again is tried at the next run. Returns how many went out.
+ */
+export async function postUnsentAlerts(
+  deps: AttentionReporterDeps,
+  options: { now: Date; graceMs?: number; onError?: (error: unknown, item: AttentionItem) => void },
+): Promise<number> {
+  const graceMs = options.graceMs ?? 60_000;
+  const items = await claimUnsentAlerts(deps.store, {
+    openedBefore: new Date(options.now.getTime() - graceMs),
+    reclaimAfterMs: 5 * graceMs,
+    limit: 20,
+  });
+  let posted = 0;
+  for (const item of items) {
+    try {
+      await setAttentionAlert(deps.store, item.id, await deps.alerts.post(item));
+      posted++;
+    } catch (error) {
+      options.onError?.(error, item);
+    }
+  }
+  return posted;
 }
 
 /** The notifier, with alerts that have a subject opening attention items (the rest go out as before). */

@@ -13,6 +13,8 @@ CREATE TABLE attention_items (
   opened_at timestamptz NOT NULL DEFAULT now(),
   alert_channel_id text,
   alert_ts text,
+  -- when a replica last took on posting an alert that has not gone out (so two replicas do not both post it)
+  alert_claimed_at timestamptz,
   resolution text CHECK (resolution IN ('retried', 'handled', 'reposted', 'attached', 'ignored', 'obsolete')),
   resolved_by text,
   resolved_at timestamptz,
@@ -21,3 +23,4 @@ CREATE TABLE attention_items (
 
 CREATE UNIQUE INDEX attention_items_open_idx ON attention_items (kind, subject) WHERE resolved_at IS NULL;
 CREATE INDEX attention_items_open_newest_idx ON attention_items (opened_at DESC) WHERE resolved_at IS NULL;
+CREATE INDEX attention_items_unsent_idx ON attention_items (opened_at) WHERE alert_ts IS NULL AND resolved_at IS NULL;

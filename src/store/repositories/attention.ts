@@ -115,3 +115,26 @@ export async function listOpenAttention(q: Queryable, limit: number): Promise<At
   for (const row of counted.rows) counts[row.kind] = Number(row.n);
   return { items: rows.map(mapAttention), counts };
 }
+
+/**
+ * Claims open items whose alert has not gone out (the post failed) and that nobody claimed in the last
+ * `reclaimAfterMs`, oldest first: the caller posts them. One statement, so two replicas never claim the same one.
+ */
+export async function claimUnsentAlerts(
+  q: Queryable,
+  options: { openedBefore: Date; reclaimAfterMs: number; limit: number },
+): Promise<AttentionItem[]> {
+  const { rows } = await q.query(
+    `UPDATE attention_items SET alert_claimed_at = now()
+     WHERE id IN (
+       SELECT id FROM attention_items
+       WHERE alert_ts IS NULL AND resolved_at IS NULL AND opened_at < $1
+         AND (alert_claimed_at IS NULL OR alert_claimed_at < now() - make_interval(secs => $2::double precision / 1000))
+       ORDER BY opened_at LIMIT $3
+       FOR UPDATE SKIP LOCKED
+     )
+     RETURNING *`,
+    [options.openedBefore, options.reclaimAfterMs, options.limit],
+  );
+  return rows.map(mapAttention);
+}
