@@ -18,6 +18,7 @@ import {
   getOrder,
   setCorrelationId,
 } from "../../store/repositories/orders.ts";
+import { isRejected } from "../model/order.ts";
 import type { PlaceOrderJobData } from "../submit.ts";
 import { enqueuePostUpdate } from "../updates/enqueue.ts";
 import {
@@ -98,10 +99,12 @@ async function retryOrder(deps: OperatorDeps, tx: Queryable, item: AttentionItem
   const order = await requeueFailedOrder(tx, item.subject);
   if (!order) {
     const now = await getOrder(tx, item.subject);
-    return {
-      kind: "obsolete",
-      reason: now ? `the order is no longer failed (it is ${now.status})` : "the order no longer exists",
-    };
+    const reason = !now
+      ? "the order no longer exists"
+      : isRejected(now)
+        ? "the supplier refused this order's request: it is fixed and resubmitted from its message (Fix and resubmit), not retried"
+        : `the order is no longer failed (it is ${now.status})`;
+    return { kind: "obsolete", reason };
   }
   const data: PlaceOrderJobData = { orderId: order.id };
   await deps.jobs.send(QUEUES.placeOrder, data, {
