@@ -21,6 +21,7 @@ import { benchmark as placement } from "./benchmarks/placement.ts";
 import { benchmark as sandbox } from "./benchmarks/sandbox.ts";
 import { benchmark as scaling } from "./benchmarks/scaling.ts";
 import { benchmark as slackAck } from "./benchmarks/slack-ack.ts";
+import { benchmark as slackAckOpen } from "./benchmarks/slack-ack-open.ts";
 import { benchmark as webhooks } from "./benchmarks/webhooks.ts";
 import { runWorker, startServer, stopAllChildren } from "./lib/child.ts";
 import {
@@ -42,6 +43,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   sandbox,
   webhooks,
   slackAck,
+  slackAckOpen,
   placement,
   footprint,
   scaling,

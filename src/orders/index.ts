@@ -11,4 +11,3 @@ export * from "./place.ts";
 export type * from "./ports.ts";
 export * from "./request.ts";
 export * from "./submit.ts";
-export * from "./workflow-inputs.ts";

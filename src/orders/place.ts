@@ -12,8 +12,8 @@
  *   with the admin channel alerted once: a 4xx is never retried; the agent resubmits once the key is fixed;
  * - anything that can never succeed (bad configuration, a response we cannot read) → `failed`, no retry.
  *
- * A final state (placed, rejected, failed) that Slack cannot show right now is not left unseen: a `show` job on
- * the same queue shows it again later, and only shows (it never places).
+ * A final state (placed, rejected, failed) that Slack cannot show right now is not left unseen: a `show-order`
+ * job shows it again later, and only shows (it never places).
  */
 import { type Logger, pino } from "pino";
 import type { Customer } from "../config/catalog.ts";
@@ -21,8 +21,9 @@ import type { Profile } from "../config/customer-schema.ts";
 import { PermanentJobError, RetryLaterError } from "../jobs/errors.ts";
 import { jobId } from "../jobs/ids.ts";
 import type { Jobs } from "../jobs/jobs.ts";
+import type { PlaceOrderJobData, ShowOrderJobData } from "../jobs/payloads.ts";
 import { QUEUES } from "../jobs/queues.ts";
-import type { JobContext } from "../jobs/worker.ts";
+import type { JobContext, JobHandler } from "../jobs/worker.ts";
 import type { ApiKeyProvider } from "../secrets/types.ts";
 import { oncePerKeySet, type UnauthorizedReport, withApiKey } from "../secrets/with-api-key.ts";
 import type { Store } from "../store/db.ts";
@@ -44,7 +45,6 @@ import {
   SupplierValidationError,
   UnauthorizedError,
 } from "../supplier/errors.ts";
-import { InvalidJobDataError } from "./errors.ts";
 import {
   errorCode,
   isKeyProblem,
@@ -59,7 +59,6 @@ import { isRejected, type Order } from "./model/order.ts";
 import { failedOrderAlert } from "./operations/alerts.ts";
 import type { OrderChange, OrderNotifier, PlacementMetrics } from "./ports.ts";
 import { showOrder } from "./show-order.ts";
-import type { PlaceOrderJobData } from "./submit.ts";
 
 export interface PlaceOrderDeps {
   store: Store;
@@ -103,14 +102,10 @@ function mayHaveReachedSupplier(error: unknown): boolean {
 /** How long a final state that Slack could not show waits before the `show` job tries again. */
 const SHOW_AGAIN_AFTER_MS = 30_000;
 
-/** Job data of a `show` job: show the order's final state again, never place it. */
-export interface ShowOrderJobData {
-  orderId: string;
-  show: true;
-}
-
-function isShowJob(data: unknown): data is ShowOrderJobData {
-  return (data as { show?: unknown } | null)?.show === true;
+/** The handlers of placement's two queues: `place-order` places, `show-order` only shows an ended order. */
+export interface PlacementHandlers {
+  placeOrder: JobHandler<PlaceOrderJobData>;
+  showOrder: JobHandler<ShowOrderJobData>;
 }
 
 /** The change that shows an order's current state, when that state is final. */
@@ -130,7 +125,7 @@ function retryReason(error: unknown): string {
   return "supplier unavailable, retrying automatically.";
 }
 
-export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) => Promise<void> {
+export function placeOrderJob(deps: PlaceOrderDeps): PlacementHandlers {
   const baseLogger = deps.logger ?? pino({ level: "silent" });
   // One alert per secret and set of rejected key versions, however many orders fail with it.
   const alertUnauthorized = oncePerKeySet(async (report: UnauthorizedReport) => {
@@ -181,10 +176,10 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
   }
 
   async function scheduleShow(order: Order, log: Logger): Promise<void> {
-    const data: ShowOrderJobData = { orderId: order.id, show: true };
+    const data: ShowOrderJobData = { orderId: order.id };
     try {
-      await deps.jobs.send(QUEUES.placeOrder, data, {
-        id: jobId(QUEUES.placeOrder, order.id, "show", order.statusAt.toISOString()),
+      await deps.jobs.send(QUEUES.showOrder, data, {
+        id: jobId(QUEUES.showOrder, order.id, order.statusAt.toISOString()),
         startAfter: new Date(Date.now() + (deps.showAgainAfterMs ?? SHOW_AGAIN_AFTER_MS)),
       });
     } catch (error) {
@@ -212,15 +207,14 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
     throw new PermanentJobError(`order ${order.id} failed: ${String(failure.message)}`);
   }
 
-  return async (job) => {
-    const data = job.data as Partial<PlaceOrderJobData> | null;
-    if (typeof data?.orderId !== "string") {
-      throw new PermanentJobError("place-order job without an orderId", {
-        cause: new InvalidJobDataError("expected { orderId: string }"),
-      });
-    }
+  const showOrderHandler: JobHandler<ShowOrderJobData> = async (job) => {
+    const log = baseLogger.child({ orderId: job.data.orderId, jobId: job.id, attempt: job.attempt });
+    await showAgain(job.data.orderId, log, job.signal);
+  };
+
+  const placeOrderHandler: JobHandler<PlaceOrderJobData> = async (job) => {
+    const data = job.data;
     const log = baseLogger.child({ orderId: data.orderId, jobId: job.id, attempt: job.attempt });
-    if (isShowJob(data)) return showAgain(data.orderId, log, job.signal);
     const found = await getOrder(deps.store, data.orderId);
     if (!found) throw new PermanentJobError(`order ${data.orderId} does not exist`);
     let order = await markPlacing(deps.store, found.id);
@@ -294,11 +288,12 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
       await handleFailure(order, error, job, log);
     }
   };
+  return { placeOrder: placeOrderHandler, showOrder: showOrderHandler };
 
   async function handleFailure(
     order: Order,
     error: unknown,
-    job: JobContext<unknown>,
+    job: JobContext<PlaceOrderJobData>,
     log: Logger,
   ): Promise<void> {
     if (error instanceof DuplicateOrderError && mayHaveBeenPlaced(order.failure)) {

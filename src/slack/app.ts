@@ -7,14 +7,12 @@
  * within Slack's 3 s); the socket's `apps.connections.open` has its own, unending, retry loop.
  */
 import type { RequestListener } from "node:http";
-import { App, webApi } from "@slack/bolt";
+import { App } from "@slack/bolt";
 import { type Logger, pino } from "pino";
 import type { Customer } from "../config/catalog.ts";
 import type { Jobs } from "../jobs/jobs.ts";
-import { slackSdkLogger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import { type Authorizer, createAuthorizer, type Membership } from "../orders/authorization.ts";
-import { createBatchedIntake } from "../orders/intake.ts";
 import { postUnsentAlerts, withAttention } from "../orders/operations/report.ts";
 import type { OrderNotifier } from "../orders/ports.ts";
 import type { SubmitDeps } from "../orders/submit.ts";
@@ -26,6 +24,12 @@ import { createHomeRefresher, type HomeRefresher } from "./home.ts";
 import { registerListeners } from "./listeners/index.ts";
 import { createMetadataSeal } from "./metadata.ts";
 import { createSlackNotifier } from "./notifier.ts";
+import {
+  createSlackWebClient,
+  slackClientOptions,
+  slackSdkLogger,
+  type WebClient,
+} from "./outbound/index.ts";
 import { SlackRequestReceiver } from "./receiver.ts";
 import {
   SlackSocketReceiver,
@@ -57,7 +61,7 @@ export interface CreateSlackAppOptions {
 
   customer: Customer;
   store: Store;
-  jobs: Pick<Jobs, "send" | "sendMany" | "sendManyWithin">;
+  jobs: Pick<Jobs, "send">;
   /** Default: group membership looked up with `usergroups.users.list`, cached 5 minutes. */
   authorizer?: Authorizer & Membership;
   logger?: Logger;
@@ -83,7 +87,7 @@ export interface CreateSlackAppOptions {
 export interface SlackApp {
   app: App;
   /** The bot's Web API client (timeouts and retries set). */
-  client: webApi.WebClient;
+  client: WebClient;
   /** HTTP mode: mount on the shared server at `SLACK_EVENTS_PATH`. Null in Socket Mode. */
   requestListener: RequestListener | null;
   receiver: SlackRequestReceiver | null;
@@ -102,12 +106,9 @@ export interface SlackApp {
 export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
   const logger = (options.logger ?? pino({ level: "silent" })).child({ component: "slack" });
   const slackLogger = slackSdkLogger(logger);
-  const clientOptions: webApi.WebClientOptions = {
-    timeout: options.timeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS,
-    // The SDK's default retries for ~30 minutes; a listener has 3 s and a job has its own retries.
-    retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1000 },
-    ...(options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {}),
-  };
+  const timeoutMs = options.timeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS;
+  // Bolt's client serves the listeners, which have Slack's 3 s: the `interactive` policy.
+  const clientOptions = slackClientOptions({ policy: "interactive", timeoutMs, apiUrl: options.slackApiUrl });
 
   let receiver: SlackRequestReceiver | null = null;
   let socket: SlackSocketReceiver | null = null;
@@ -133,10 +134,7 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
       appToken: options.appToken,
       sdkLogger: slackLogger,
       logger: options.logger ?? pino({ level: "silent" }),
-      clientOptions: {
-        timeout: clientOptions.timeout ?? DEFAULT_SLACK_TIMEOUT_MS,
-        ...(options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {}),
-      },
+      clientOptions: { timeoutMs, ...(options.slackApiUrl ? { apiUrl: options.slackApiUrl } : {}) },
       ...options.socket,
     });
     app = new App({
@@ -165,16 +163,17 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     logger,
     ...(options.newOrderId ? { newOrderId: options.newOrderId } : {}),
   };
-  // Submits of the modal arriving together are stored in one commit: Slack waits for it before closing.
-  const orders: SubmitDeps = { ...storing, authorizer, now, intake: createBatchedIntake(storing) };
-  // Notifier and alerts share one client that never re-sends on its own: an SDK retry of a chat.postMessage whose
-  // answer was lost would post twice. The jobs retry instead, after looking for the message
-  // (src/orders/show-order.ts); only a 429, which Slack did not act on, is retried in place (notifier.ts).
-  const outboundClient = new webApi.WebClient(options.botToken, {
-    ...clientOptions,
-    retryConfig: { retries: 0 },
-    // A 429 comes back as an error the notifier waits out and retries itself (Slack did not take the call).
-    rejectRateLimitedCalls: true,
+  // Each submit is stored in a transaction of its own before the modal closes (docs/benchmarks.md, slack-ack-open).
+  const orders: SubmitDeps = { ...storing, authorizer, now };
+  // Notifier and admin alerts share one client that never re-sends on its own: an SDK retry of a chat.postMessage
+  // whose answer was lost would post twice. The jobs retry instead, after looking for the message
+  // (src/orders/show-order.ts). The `background` policy: a 429 comes back as an error the notifier waits out and
+  // retries itself (Slack did not take the call).
+  const outboundClient = createSlackWebClient({
+    token: options.botToken,
+    policy: "background",
+    timeoutMs,
+    apiUrl: options.slackApiUrl,
     logger: slackLogger,
   });
   // One pace for the admin channel's alerts of both kinds, and for the order messages.

@@ -4,14 +4,14 @@
  * retry on its own (a retried post whose answer was lost would show the alert twice): the reporter's next run
  * tries again instead.
  */
-import type { webApi } from "@slack/bolt";
 import type { Metrics } from "../metrics.ts";
 import type { AttentionAlerts } from "../orders/operations/report.ts";
 import type { ChannelPacer } from "../orders/updates/pacer.ts";
 import { attentionAlertMessage } from "./blocks/attention.ts";
+import type { WebClient } from "./outbound/index.ts";
 
 export interface SlackAttentionAlertsOptions {
-  client: webApi.WebClient;
+  client: WebClient;
   adminChannel: string;
   pacer?: ChannelPacer;
   metrics?: Pick<Metrics, "slackPosts"> | undefined;

@@ -1,16 +1,16 @@
 /** Publishing App Home's "My orders" for a user (on app_home_opened, and by anyone whose change shows there). */
-import type { webApi } from "@slack/bolt";
 import { type Logger, pino } from "pino";
 import type { Order } from "../orders/model/order.ts";
 import { needsAttentionFor } from "../orders/operations/list.ts";
 import { listRecentOrdersForUser } from "../store/repositories/orders.ts";
 import { buildHomeView, HOME_ORDER_LIMIT } from "./blocks/home.ts";
 import type { SlackContext } from "./context.ts";
+import type { WebClient } from "./outbound/index.ts";
 
 /** What App Home is built from; with `operators` and `customer`, admins also see "Needs attention". */
 export type HomeContext = Pick<SlackContext, "store"> & Partial<Pick<SlackContext, "operators" | "customer">>;
 
-export async function publishHome(ctx: HomeContext, client: webApi.WebClient, userId: string): Promise<void> {
+export async function publishHome(ctx: HomeContext, client: WebClient, userId: string): Promise<void> {
   const [orders, attention] = await Promise.all([
     listRecentOrdersForUser(ctx.store, userId, HOME_ORDER_LIMIT),
     // "Needs attention" never keeps "My orders" from showing: without it, the admin sees their orders.
@@ -33,7 +33,7 @@ export interface HomeRefresher {
 }
 
 export interface HomeRefresherOptions extends HomeContext {
-  client: webApi.WebClient;
+  client: WebClient;
   /**
    * Changes to one user's orders within this window become one `views.publish` (default 1 s): a burst of
    * supplier events (picked, packed, shipped) costs one call, well within `views.publish`'s rate limit.

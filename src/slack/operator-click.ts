@@ -4,19 +4,14 @@
  * and tell the clicker: ephemeral under the alert, a DM from App Home. A Slack call that fails still leaves the
  * admin told something.
  */
-import type {
-  AllMiddlewareArgs,
-  BlockAction,
-  ButtonAction,
-  SlackActionMiddlewareArgs,
-  webApi,
-} from "@slack/bolt";
+import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from "@slack/bolt";
 import { checkAdmin } from "../orders/admins.ts";
 import { runOperatorAction } from "../orders/operations/act.ts";
 import type { ActionOutcome, OperatorAction } from "../orders/operations/types.ts";
 import { outcomeAnswer } from "./blocks/attention.ts";
 import type { SlackContext } from "./context.ts";
 import { publishHome } from "./home.ts";
+import type { WebClient } from "./outbound/index.ts";
 import { type NoticeTarget, notifyUser } from "./view-failures.ts";
 
 export type OperatorClickArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
@@ -34,7 +29,7 @@ export function noticeTarget(args: Pick<OperatorClickArgs, "body" | "respond">):
 
 export async function tell(
   ctx: SlackContext,
-  client: webApi.WebClient,
+  client: WebClient,
   target: NoticeTarget,
   text: string,
 ): Promise<void> {
@@ -63,7 +58,7 @@ export function itemIdOf(value: unknown): string {
 /** After the action: the alert shows the outcome (once: only the click that did it), the admin is told. */
 export async function reportOutcome(
   ctx: SlackContext,
-  client: webApi.WebClient,
+  client: WebClient,
   target: NoticeTarget,
   outcome: ActionOutcome,
   refreshHome: boolean,

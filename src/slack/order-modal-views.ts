@@ -3,7 +3,7 @@
  * after "Add line"/"Remove line"/"Add bundle", and "Fix and resubmit" (the stored draft with the supplier's
  * objections on their fields).
  */
-import type { types, webApi } from "@slack/bolt";
+import type { types } from "@slack/bolt";
 import type { Profile } from "../config/customer-schema.ts";
 import { emptyDraft, type OrderDraft, parseStoredDraft } from "../orders/draft.ts";
 import { type FieldErrors, fieldErrorsFromDetails } from "../orders/fields.ts";
@@ -11,6 +11,7 @@ import type { Order } from "../orders/model/order.ts";
 import { buildNoticeModal, buildOrderModal } from "./blocks/order-modal.ts";
 import type { SlackContext } from "./context.ts";
 import type { ModalMetadata } from "./metadata.ts";
+import type { WebClient } from "./outbound/index.ts";
 
 /** The view with its metadata sealed for `userId`, the only user whose payloads may carry it back. */
 export function sealedFor(ctx: SlackContext, userId: string, view: types.ModalView): types.ModalView {
@@ -135,7 +136,7 @@ export function notAllowedModal(message: string): types.ModalView {
  */
 export async function replaceIfNotAllowed(
   ctx: SlackContext,
-  client: webApi.WebClient,
+  client: WebClient,
   view: { id?: string; hash?: string } | undefined,
   profiles: readonly Profile[],
   userId: string,

@@ -22,6 +22,7 @@
  * and exactly one such order has it, the event tells us the correlation id and we adopt it.
  */
 import type { Jobs, ManyJob } from "../jobs/jobs.ts";
+import type { PostUpdateJobData } from "../jobs/payloads.ts";
 import { QUEUES } from "../jobs/queues.ts";
 import { neverReachedSupplier } from "../orders/model/failure.ts";
 import { enqueuePostUpdate, postUpdateJob } from "../orders/updates/enqueue.ts";
@@ -124,7 +125,7 @@ export function createIngester(deps: IngestDeps): Ingester {
         })),
       );
       const written = new Map<string, Written>();
-      const jobs: ManyJob[] = [];
+      const jobs: ManyJob<PostUpdateJobData>[] = [];
       for (const p of first.values()) {
         const s = stored.get(p.event.id) ?? { inserted: false, orderId: null };
         if (!s.inserted) {

@@ -78,7 +78,7 @@ describe("Place IT order: supplier unavailable until the deadline", () => {
     await h.placeOrderHandler({
       id: placeOrderJobId(order?.id ?? ""),
       queue: QUEUES.placeOrder,
-      data: { orderId: order?.id },
+      data: { orderId: order?.id ?? "" },
       attempt: 4,
       maxAttempts: 51,
       isFinalAttempt: false,

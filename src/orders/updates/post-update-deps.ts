@@ -5,9 +5,9 @@ import type { Metrics } from "../../metrics.ts";
 import type { Store } from "../../store/db.ts";
 import type { Order } from "../model/order.ts";
 import type { AdminAlert } from "../ports.ts";
+import type { SlackChat } from "./chat-port.ts";
 import type { PostUpdateJobData } from "./enqueue.ts";
 import type { ChannelPacer } from "./pacer.ts";
-import type { SlackChat } from "./slack-chat.ts";
 import type { BroadcastSettings, UpdatesVerbosity } from "./verbosity.ts";
 
 export interface ParentMessage {

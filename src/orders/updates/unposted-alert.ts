@@ -6,11 +6,12 @@ export function unpostedUpdatesAlert(
   order: Order,
   pending: number,
   channel: string,
-  error: { slackError: string | null; message: string },
+  /** Why Slack refused (`is_archived`, `not_in_channel`…) and what it means, in plain words. */
+  error: { reason: string; message: string },
 ): AdminAlert {
   const ticket = order.customerReference ? ` (${order.customerReference})` : "";
   return {
-    key: `updates-destination-gone:${order.id}:${error.slackError}`,
+    key: `updates-destination-gone:${order.id}:${error.reason}`,
     subject: { kind: "unposted_updates", orderId: order.id },
     title: `Order ${order.externalDocumentNumber}: updates cannot be posted`,
     text: [

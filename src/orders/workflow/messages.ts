@@ -6,7 +6,7 @@
 
 import { fieldErrorsFromDetails } from "../fields.ts";
 import type { Order } from "../model/order.ts";
-import { describeWorkflowErrors } from "../workflow-inputs.ts";
+import type { StepInputNames } from "./ports.ts";
 
 /** Slack does not document a limit for `error`; keep it readable in a Slackbot message. */
 const MAX_MESSAGE_CHARS = 2500;
@@ -56,14 +56,14 @@ export function deadlineMessage(order: Order, retriedForMs: number, maybePlaced:
 }
 
 /** Why a placement ended without an order, from `order.failure` (as recorded by the placement job). */
-export function placementFailedMessage(order: Order): string {
+export function placementFailedMessage(order: Order, names: Pick<StepInputNames, "describeErrors">): string {
   const failure = order.failure;
   const message = failure?.message;
   if (failure?.reason === "duplicate_number") {
     return `The supplier already has an order numbered ${order.externalDocumentNumber}, so ${what(order)} was not placed. If it is a different order, run the workflow again (a new number is generated); otherwise nothing needs doing.`;
   }
   if (failure?.reason === "rejected") {
-    const problems = failure.details ? describeWorkflowErrors(fieldErrorsFromDetails(failure.details)) : [];
+    const problems = failure.details ? names.describeErrors(fieldErrorsFromDetails(failure.details)) : [];
     const reasons = problems.length > 0 ? joinProblems(problems) : (message ?? "no reason given");
     return `The supplier refused ${what(order)}: ${reasons}. Fix the inputs of the step and run the workflow again.`;
   }

@@ -7,8 +7,8 @@
 
 import type { Order } from "../../../src/orders/model/order.ts";
 import { withWorkflowSteps } from "../../../src/orders/workflow/placement-job.ts";
-import { createSlackWorkflowFunctions } from "../../../src/orders/workflow/slack-functions.ts";
 import * as functions from "../../../src/slack/listeners/functions/index.ts";
+import { createSlackWorkflowFunctions } from "../../../src/slack/outbound/index.ts";
 import { getOrderByIdempotencyKey } from "../../../src/store/repositories/orders.ts";
 import { NO_BOT, type SlackWorld, startSlackWorld, type Transport } from "../../helpers/slack-world.ts";
 
