@@ -474,6 +474,30 @@ describe.each(TRANSPORTS)("operator actions over %s", (transport) => {
         value: other.id,
       });
       await answered("does not offer that action", 1, mark);
+      // The attach modal an admin opened, submitted by someone else (a forged view_submission): refused.
+      const opened = await admin.clickInMessage({
+        channel: ADMIN,
+        ts: alert.ts,
+        actionId: "attention_attach_orphans",
+      });
+      const modal = await admin.openedModal(opened.triggerId);
+      h.fake.fillView(modal.id, { attach_order_number: order.externalDocumentNumber });
+      const forgedSubmit = await h.requests.viewSubmission({
+        userId: OUTSIDER,
+        view: h.fake.viewPayload(modal.id),
+        triggerId: h.fake.issueTriggerId(OUTSIDER),
+      });
+      expect(json(forgedSubmit.body)).toContain("Only Order Desk admins");
+      // …and with the id of another kind's item in its metadata, by the admin: refused too.
+      const otherKind = await h.requests.viewSubmission({
+        userId: ADMIN_USER,
+        view: { ...h.fake.viewPayload(modal.id), private_metadata: other.id },
+        triggerId: h.fake.issueTriggerId(ADMIN_USER),
+      });
+      expect(json(otherKind.body)).toContain("does not offer that action");
+      expect((await listEventsForOrder(h.store, order.id)).some((e) => e.correlationId === unknown)).toBe(
+        false,
+      );
       expect((await getAttention(h.store, other.id))?.resolvedAt).toBeNull();
       expect((await getAttention(h.store, itemId))?.resolvedAt).toBeNull();
       expect((await h.order(order.id)).status).not.toBe("queued");

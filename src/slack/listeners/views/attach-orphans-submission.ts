@@ -41,8 +41,8 @@ export function attachOrphansSubmission(ctx: SlackContext) {
       await errors(STORE_DOWN);
       return;
     }
-    if (outcome.kind === "invalid") {
-      await errors(outcome.reason);
+    if (outcome.kind === "invalid" || outcome.kind === "refused") {
+      await errors(outcome.kind === "invalid" ? outcome.reason : `Nothing was done: ${outcome.reason}.`);
       return;
     }
     await ack();
