@@ -1,7 +1,7 @@
 -- What needs an operator: a placement that failed for good, an order's updates that could not be posted, supplier
 -- events for no known order. One row per thing; its admin alert is recorded on it, and so is who resolved it,
 -- how and when. At most one open row per kind and subject: a second report of the same trouble finds it.
--- Never edit this file once landed: add 008_….sql instead.
+-- Never edit this file once landed: add 010_….sql instead.
 
 CREATE TABLE attention_items (
   id text PRIMARY KEY,
