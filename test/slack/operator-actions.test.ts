@@ -435,6 +435,28 @@ describe.each(TRANSPORTS)("operator actions over %s", (transport) => {
     });
   });
 
+  describe("when Slack refuses to update the alert", () => {
+    it("still acts once and tells the admin the alert could not be updated", async () => {
+      const correlationId = randomUUID();
+      await h.slack.notifier.alertAdmins({
+        key: `orphan-events:${correlationId}`,
+        title: "Supplier updates for an unknown order",
+        text: `updates for correlation id ${correlationId}`,
+        subject: { kind: "orphan_events", correlationId },
+      });
+      const alert = await alertWith(correlationId, "attention_ignore_orphans");
+      const itemId = buttonValue(alert, "attention_ignore_orphans");
+      const mark = answers().length;
+      h.fake.failNext("chat.update", "cant_update_message");
+      await h
+        .user(ADMIN_USER)
+        .clickInMessage({ channel: ADMIN, ts: alert.ts, actionId: "attention_ignore_orphans" });
+      const [told] = await answered("could not be updated", 1, mark);
+      expect(told).toContain("Ignored by");
+      expect((await getAttention(h.store, itemId))?.resolution).toBe("ignored");
+    });
+  });
+
   describe("hostile clicks", () => {
     it("answers forged, mismatched and oversized ids without changing anything", async () => {
       await placeOrder("OPS-5");
