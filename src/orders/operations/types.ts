@@ -2,6 +2,7 @@
  * What an operator acts on from Slack: attention items (a failed placement, unposted updates, orphan events),
  * the actions each kind offers, and what an action came to. No Slack or database types here.
  */
+import { z } from "zod";
 import type { AlertPart } from "../ports.ts";
 
 export type AttentionKind = "failed_order" | "unposted_updates" | "orphan_events";
@@ -41,6 +42,17 @@ export interface StoredAlert {
   title: string;
   text: string | readonly AlertPart[];
 }
+
+const alertPartSchema = z.union([
+  z.string(),
+  z.object({ channel: z.string() }),
+  z.object({ user: z.string() }),
+]);
+
+/** The stored alert, parsed once where the row is read: a value that cannot be read shows as a plain title. */
+export const storedAlertSchema = z
+  .object({ title: z.string(), text: z.union([z.string(), z.array(alertPartSchema)]) })
+  .catch({ title: "Admin alert", text: "(its text could not be read)" });
 
 export interface AttentionItem {
   id: string;

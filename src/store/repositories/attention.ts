@@ -2,12 +2,13 @@
  * Attention items (src/orders/operations/types.ts): what needs an operator, its admin alert, and how it was
  * resolved. Resolving is one conditional UPDATE (`resolved_at IS NULL`): of two clicks, one wins.
  */
-import type {
-  AttentionItem,
-  AttentionKind,
-  AttentionList,
-  Resolution,
-  StoredAlert,
+import {
+  type AttentionItem,
+  type AttentionKind,
+  type AttentionList,
+  type Resolution,
+  type StoredAlert,
+  storedAlertSchema,
 } from "../../orders/operations/types.ts";
 import type { Queryable, Row } from "../db.ts";
 
@@ -16,7 +17,7 @@ export function mapAttention(row: Row): AttentionItem {
     id: row.id,
     kind: row.kind,
     subject: row.subject,
-    alert: row.alert,
+    alert: storedAlertSchema.parse(row.alert),
     openedAt: row.opened_at,
     alertChannelId: row.alert_channel_id,
     alertTs: row.alert_ts,
