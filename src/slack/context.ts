@@ -2,6 +2,9 @@
 import type { Logger } from "pino";
 import type { Customer } from "../config/catalog.ts";
 import type { ApprovalDeps } from "../orders/approvals/decide.ts";
+import type { Membership } from "../orders/authorization.ts";
+import type { OperatorDeps } from "../orders/operations/act.ts";
+import type { AttentionAlerts } from "../orders/operations/report.ts";
 import type { SubmitDeps } from "../orders/submit.ts";
 import type { Store } from "../store/db.ts";
 import type { MetadataSeal } from "./metadata.ts";
@@ -19,4 +22,10 @@ export interface SlackContext {
   timeZone: string;
   /** Seals the order modal's `private_metadata` and checks it on the way back (./metadata.ts). */
   metadata: MetadataSeal;
+  /** Admins' actions on alerts and App Home (src/orders/operations/): who is an admin, the store and queue, the alerts. */
+  operators: {
+    membership: Pick<Membership, "isAmong">;
+    deps: OperatorDeps;
+    alerts: AttentionAlerts;
+  };
 }

@@ -3,23 +3,35 @@ import { type Logger, pino } from "pino";
 import type { ApprovalDeps } from "../orders/approvals/decide.ts";
 import { awaitingApprovalBy } from "../orders/approvals/home.ts";
 import type { Order } from "../orders/model/order.ts";
+import { needsAttentionFor } from "../orders/operations/list.ts";
 import { listRecentOrdersForUser } from "../store/repositories/orders.ts";
 import { buildHomeView, HOME_ORDER_LIMIT } from "./blocks/home.ts";
 import type { SlackContext } from "./context.ts";
 import type { WebClient } from "./outbound/index.ts";
 
-export async function publishHome(
-  ctx: Pick<SlackContext, "store"> & {
+/**
+ * What App Home is built from; with `operators` and `customer`, admins also see "Needs attention"; with `approvals`,
+ * approvers see "Waiting for your approval".
+ */
+export type HomeContext = Pick<SlackContext, "store"> &
+  Partial<Pick<SlackContext, "operators" | "customer">> & {
     approvals?: Pick<ApprovalDeps, "customer" | "membership"> | undefined;
-  },
-  client: WebClient,
-  userId: string,
-): Promise<void> {
-  const [orders, awaitingMe] = await Promise.all([
+  };
+
+export async function publishHome(ctx: HomeContext, client: WebClient, userId: string): Promise<void> {
+  const [orders, attention, awaitingMe] = await Promise.all([
     listRecentOrdersForUser(ctx.store, userId, HOME_ORDER_LIMIT),
-    ctx.approvals ? awaitingApprovalBy(ctx.store, ctx.approvals, userId) : [],
+    // "Needs attention" never keeps "My orders" from showing: without it, the admin sees their orders.
+    ctx.operators && ctx.customer
+      ? needsAttentionFor(
+          { store: ctx.store, membership: ctx.operators.membership, config: ctx.customer.config },
+          userId,
+        ).catch(() => null)
+      : null,
+    // Nor does "Waiting for your approval".
+    ctx.approvals ? awaitingApprovalBy(ctx.store, ctx.approvals, userId).catch(() => []) : [],
   ]);
-  await client.views.publish({ user_id: userId, view: buildHomeView(orders, awaitingMe) });
+  await client.views.publish({ user_id: userId, view: buildHomeView(orders, attention, awaitingMe) });
 }
 
 /** Keeps a requester's Home tab in step with their orders: `orderChanged` after the order changed in the store. */
@@ -30,11 +42,8 @@ export interface HomeRefresher {
   stop(): void;
 }
 
-export interface HomeRefresherOptions {
-  store: SlackContext["store"];
+export interface HomeRefresherOptions extends HomeContext {
   client: WebClient;
-  /** Lets an approver's Home show "Waiting for your approval". */
-  approvals?: Pick<ApprovalDeps, "customer" | "membership">;
   /**
    * Changes to one user's orders within this window become one `views.publish` (default 1 s): a burst of
    * supplier events (picked, packed, shipped) costs one call, well within `views.publish`'s rate limit.
@@ -53,7 +62,7 @@ export function createHomeRefresher(options: HomeRefresherOptions): HomeRefreshe
   async function publish(userId: string): Promise<void> {
     try {
       // Reads the user's orders when it runs, so the refresh shows everything that changed while it waited.
-      await publishHome({ store: options.store, approvals: options.approvals }, options.client, userId);
+      await publishHome(options, options.client, userId);
     } catch (error) {
       logger.warn({ err: error, userId }, "could not refresh the user's App Home");
     }

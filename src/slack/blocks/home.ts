@@ -1,7 +1,9 @@
 /** App Home: "My orders" (the user's recent orders with status, ticket, recipient and tracking) and a button. */
 import type { types } from "@slack/bolt";
 import type { Order } from "../../orders/model/order.ts";
+import type { AttentionList } from "../../orders/operations/types.ts";
 import { approvalLine } from "./approval.ts";
+import { needsAttentionBlocks } from "./attention.ts";
 import { homeApprovalBlocks } from "./home-approvals.ts";
 import { ACTION } from "./ids.ts";
 import { orderStatusLine, trackingLinks } from "./order-message.ts";
@@ -9,11 +11,20 @@ import { escapeMrkdwn as esc, mrkdwn, plain } from "./text.ts";
 
 type KnownBlock = types.KnownBlock;
 
-/** 3 fixed blocks + 2 per order ≤ 100. */
+/** 3 fixed blocks + 2 per order, + "Needs attention" for admins (src/orders/operations/list.ts) ≤ 100. */
 export const HOME_ORDER_LIMIT = 20;
 
-export function buildHomeView(orders: readonly Order[], awaitingMe: readonly Order[] = []): types.HomeView {
+/**
+ * `attention`: an admin's "Needs attention"; `awaitingMe`: the orders waiting for this approver. Both above
+ * "My orders" (absent for everyone else).
+ */
+export function buildHomeView(
+  orders: readonly Order[],
+  attention?: AttentionList | null,
+  awaitingMe: readonly Order[] = [],
+): types.HomeView {
   const blocks: KnownBlock[] = [
+    ...(attention ? needsAttentionBlocks(attention) : []),
     ...homeApprovalBlocks(awaitingMe),
     { type: "header", text: plain("My orders", 150) },
     {

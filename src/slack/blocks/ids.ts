@@ -10,6 +10,8 @@ export const CALLBACK = {
   /** manifest.yml `shortcuts[].callback_id` */
   orderFromMessage: "order_from_message",
   rejectReason: "approval_reject_reason",
+  /** "Attach to order…" on orphan events: the modal asking for the order's number. */
+  attachOrphans: "attention_attach_modal",
 } as const;
 
 export const ACTION = {
@@ -24,6 +26,12 @@ export const ACTION = {
   homePlaceOrder: "home_place_order",
   approveOrder: "approve_order",
   rejectOrder: "reject_order",
+  /** Admin alerts and App Home's "Needs attention" (the value is the attention item's id). */
+  retryOrder: "attention_retry_order",
+  markHandled: "attention_mark_handled",
+  retryPosting: "attention_retry_posting",
+  attachOrphans: "attention_attach_orphans",
+  ignoreOrphans: "attention_ignore_orphans",
   /** Plain value inputs: the action id is the block id. */
   value: "value",
 } as const;
@@ -62,4 +70,7 @@ export const BLOCK = {
   orderActions: "order_actions",
   approvalActions: "approval_actions",
   rejectReason: "reject_reason",
+  attentionActions: "attention_actions",
+  /** The attach modal's order-number input. */
+  attachOrderNumber: "attach_order_number",
 } as const;

@@ -55,6 +55,10 @@ export interface HarnessOptions {
   now?: SlackWorldOptions["now"];
   approvalExtras?: SlackWorldOptions["approvalExtras"];
   approvalMetrics?: SlackWorldOptions["approvalMetrics"];
+  customize?: SlackWorldOptions["customize"];
+  workPostUpdates?: boolean;
+  /** More people in the workspace (beside the agent, the manager and the outsider). */
+  users?: SlackWorldOptions["users"];
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
@@ -67,6 +71,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       { id: MANAGER, name: "mark", realName: "Mark Manager" },
       { id: OUTSIDER, name: "oscar", realName: "Oscar Outsider" },
       { id: BOSS, name: "bea", realName: "Bea Boss" },
+      ...(options.users ?? []),
     ],
     channels: [
       { id: HELPDESK, name: "helpdesk" },
@@ -90,6 +95,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     ...(options.now && { now: options.now }),
     ...(options.approvalExtras && { approvalExtras: options.approvalExtras }),
     ...(options.approvalMetrics && { approvalMetrics: options.approvalMetrics }),
+    ...(options.customize && { customize: options.customize }),
+    ...(options.workPostUpdates && { workPostUpdates: true }),
   });
   const { fake, store, requests } = world;
   const user = (userId: string) => new SlackUser({ fake, requests, userId, timeoutMs: 8000 });

@@ -5,6 +5,11 @@ import { anyOf, routeById } from "../route.ts";
 import { addBundle } from "./add-bundle.ts";
 import { addLine } from "./add-line.ts";
 import { approveOrder } from "./approve-order.ts";
+import { attentionAttachOrphans } from "./attention-attach-orphans.ts";
+import { attentionIgnoreOrphans } from "./attention-ignore-orphans.ts";
+import { attentionMarkHandled } from "./attention-mark-handled.ts";
+import { attentionRetryOrder } from "./attention-retry-order.ts";
+import { attentionRetryPosting } from "./attention-retry-posting.ts";
 import { fixAndResubmit } from "./fix-and-resubmit.ts";
 import { homePlaceOrder } from "./home-place-order.ts";
 import { rejectOrder } from "./reject-order.ts";
@@ -26,6 +31,11 @@ export function register(app: App, ctx: SlackContext): void {
     [ACTION.homePlaceOrder, homePlaceOrder(ctx)],
     [ACTION.approveOrder, approveOrder(ctx) as ActionHandler],
     [ACTION.rejectOrder, rejectOrder(ctx) as ActionHandler],
+    [ACTION.retryOrder, attentionRetryOrder(ctx) as ActionHandler],
+    [ACTION.markHandled, attentionMarkHandled(ctx) as ActionHandler],
+    [ACTION.retryPosting, attentionRetryPosting(ctx) as ActionHandler],
+    [ACTION.attachOrphans, attentionAttachOrphans(ctx) as ActionHandler],
+    [ACTION.ignoreOrphans, attentionIgnoreOrphans(ctx) as ActionHandler],
   ]);
   app.action<BlockAction>(
     { action_id: anyOf(handlers.keys()) },

@@ -1,6 +1,7 @@
 import type { App, ViewSubmitAction } from "@slack/bolt";
 import { CALLBACK } from "../../blocks/ids.ts";
 import type { SlackContext } from "../../context.ts";
+import { attachOrphansSubmission } from "./attach-orphans-submission.ts";
 import { orderSubmission } from "./order-submission.ts";
 import { rejectReason } from "./reject-reason.ts";
 
@@ -12,5 +13,9 @@ export function register(app: App, ctx: SlackContext): void {
   app.view<ViewSubmitAction>(
     { callback_id: CALLBACK.rejectReason, type: "view_submission" },
     rejectReason(ctx),
+  );
+  app.view<ViewSubmitAction>(
+    { callback_id: CALLBACK.attachOrphans, type: "view_submission" },
+    attachOrphansSubmission(ctx),
   );
 }
