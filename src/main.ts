@@ -213,6 +213,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       approvals: slack.approvals,
       workflowFunctions,
       onOrderChanged: (order) => slack.home.orderChanged(order),
+      onApproversChanged: (userIds) => slack.home.usersChanged(userIds),
     });
     workPostUpdates(jobs, {
       store,

@@ -38,6 +38,8 @@ export async function publishHome(ctx: HomeContext, client: WebClient, userId: s
 export interface HomeRefresher {
   /** Re-publishes the requester's Home soon (debounced per user). Never throws; failures are logged. */
   orderChanged(order: Pick<Order, "requestedBy" | "source">): void;
+  /** Re-publishes these users' Homes soon (approvers, when an order starts or stops waiting for them). */
+  usersChanged(userIds: readonly string[]): void;
   /** Drops pending refreshes (shutdown). */
   stop(): void;
 }
@@ -73,15 +75,21 @@ export function createHomeRefresher(options: HomeRefresherOptions): HomeRefreshe
     void publish(userId);
   }
 
+  function soon(userId: string): void {
+    if (!SLACK_USER_ID.test(userId) || pending.has(userId)) return;
+    const timer = setTimeout(() => run(userId), debounceMs);
+    timer.unref();
+    pending.set(userId, timer);
+  }
+
   return {
     orderChanged(order) {
       // Workflow (and command-line) orders record the bot, not a person, as requester: no Home to refresh.
       if (order.source === "workflow" || order.source === "cli") return;
-      const userId = order.requestedBy;
-      if (!SLACK_USER_ID.test(userId) || pending.has(userId)) return;
-      const timer = setTimeout(() => run(userId), debounceMs);
-      timer.unref();
-      pending.set(userId, timer);
+      soon(order.requestedBy);
+    },
+    usersChanged(userIds) {
+      for (const userId of userIds) soon(userId);
     },
     stop() {
       for (const timer of pending.values()) clearTimeout(timer);

@@ -204,6 +204,7 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     notifier: slack.notifier,
     approvals: slack.approvals,
     onOrderChanged: (order) => slack.home.orderChanged(order),
+    onApproversChanged: (userIds) => slack.home.usersChanged(userIds),
     ...options.approvalExtras?.({ store, jobs, slack, fake }),
   });
   const postUpdates = createPostUpdateWorker({

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMetrics } from "../../src/metrics.ts";
 import { TEST_KEY } from "../supplier/support/fixtures.ts";
 import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
-import { approvalConfig, orderFor, texts } from "./support/approvals.ts";
-import { AGENT, BOSS, type Harness, OUTSIDER, startHarness } from "./support/harness.ts";
+import { approvalConfig, approvalDmFor, clickApproval, orderFor, texts } from "./support/approvals.ts";
+import { AGENT, BOSS, type Harness, MANAGER, OUTSIDER, startHarness } from "./support/harness.ts";
 
 describe("App Home for approvers", () => {
   let supplier: StubSupplier;
@@ -16,7 +16,7 @@ describe("App Home for approvers", () => {
   const metrics = createMetrics({ defaultMetrics: false });
 
   beforeAll(async () => {
-    supplier = await startStubSupplier([success()]);
+    supplier = await startStubSupplier([success(), success(), success()]);
     h = await startHarness({
       supplierUrl: supplier.baseUrl,
       apiKey: TEST_KEY,
@@ -69,10 +69,20 @@ describe("App Home for approvers", () => {
     await home(AGENT, `Approved by <@${BOSS}>`);
   });
 
+  it("refreshes an approver's Home when an order starts, and stops, waiting for them", async () => {
+    const order = await orderFor(h, "HOM-2");
+    // Nobody opened the tab again: the approval request itself refreshed it.
+    await home(BOSS, "HOM-2");
+    const dm = await h.fake.waitFor(() => approvalDmFor(h, MANAGER, "HOM-2"), { what: "the manager's DM" });
+    await clickApproval(h, MANAGER, dm, "approve_order");
+    await h.waitForOrder((o) => o.id === order.id && o.status === "received", "placement");
+    await home(BOSS, "HOM-2", false);
+  });
+
   it("counts approvals requested and decided, and the time to decision", async () => {
     const text = await metrics.registry.metrics();
-    expect(text).toMatch(/order_desk_approvals_requested_total\{profile="Acme EU"\} 1/);
-    expect(text).toMatch(/order_desk_approvals_decided_total\{outcome="approved",profile="Acme EU"\} 1/);
-    expect(text).toMatch(/order_desk_approval_decision_seconds_count\{outcome="approved"\} 1/);
+    expect(text).toMatch(/order_desk_approvals_requested_total\{profile="Acme EU"\} 2/);
+    expect(text).toMatch(/order_desk_approvals_decided_total\{outcome="approved",profile="Acme EU"\} 2/);
+    expect(text).toMatch(/order_desk_approval_decision_seconds_count\{outcome="approved"\} 2/);
   });
 });

@@ -44,6 +44,8 @@ export interface ApprovalJobsDeps extends Omit<ApprovalDeps, "logger"> {
   workflowFunctions?: WorkflowFunctions;
   /** After the order changed (App Home of its requester). */
   onOrderChanged?: (order: Order) => void;
+  /** When an order starts or stops waiting for these approvers (their App Home's "Waiting for your approval"). */
+  onApproversChanged?: (userIds: readonly string[]) => void;
   logger?: Logger;
 }
 
@@ -121,6 +123,7 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
       }
     }
     deps.onOrderChanged?.(order);
+    deps.onApproversChanged?.(approvers);
     // Decided while the DMs went out: the decision job may have missed the last ones.
     const latest = await getOrder(deps.store, order.id);
     if (latest && latest.status !== "awaiting_approval") await showDecisions(latest, log, job.signal);
@@ -172,6 +175,7 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
       );
     }
     deps.onOrderChanged?.(order);
+    deps.onApproversChanged?.((await listApprovalMessages(deps.store, order.id)).map((m) => m.approver));
     // A DM Slack did not update keeps its buttons: the job is retried for it (the rest is not done again).
     if (dmFailure !== null) throw dmFailure;
     log.info({ status: order.status }, "approval decision shown");
