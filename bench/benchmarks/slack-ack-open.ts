@@ -7,8 +7,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FIELD_BLOCK } from "../../src/slack/blocks/ids.ts";
+import { ACTION, BLOCK, FIELD_BLOCK } from "../../src/slack/blocks/ids.ts";
 import { startFakeSlack } from "../../tools/fake-slack/index.ts";
+import { slackPayloads } from "../../tools/slack-payloads.ts";
 import { cpuTicksOfPid, type ServerHandle, waitForQuiet } from "../lib/child.ts";
 import type { OpenLoopSummary } from "../lib/open-loop.ts";
 import { HELPDESK, IT_ADMIN, validSubmission } from "../lib/slack-form.ts";
@@ -52,13 +53,33 @@ export const benchmark: Benchmark = {
   name: "slack-ack-open",
   description: `view_submission ack p50/p99/max at an open-loop ${RATE} submits/s for ${SECONDS} s (latency from scheduled send time)`,
   requires: ["src/slack/app.ts", "tools/fake-slack/index.ts", "examples/order-desk.config.yml"],
-  rows: [...rowsFor("", "PGlite"), ...rowsFor("pg-", "PostgreSQL")],
+  rows: [
+    ...rowsFor("", "PGlite"),
+    ...rowsFor("pg-", "PostgreSQL"),
+    // (issue 25) An approver's Approve click, acked within the submit's budget.
+    {
+      id: "approve-open-p99",
+      metric: `Approve click ack p99, open loop ${RATE}/s (PGlite)`,
+      unit: "ms",
+      baselineLabel: BOLT_ACK_ONLY,
+      bounds: [{ on: "value", op: "<=", value: 50 }],
+    },
+    {
+      id: "approve-open-errors",
+      metric: `Approve click errors, open loop ${RATE}/s (PGlite)`,
+      unit: "count",
+      baselineLabel: BOLT_ACK_ONLY,
+      bounds: [{ on: "value", op: "<=", value: 0 }],
+    },
+  ],
   async run(ctx) {
     const dir = await mkdtemp(join(tmpdir(), "order-desk-bench-"));
     const results: Record<string, Measured> = {};
     try {
       ctx.log("  PGlite (on disk)");
       Object.assign(results, await measureOn(ctx, { dataDir: join(dir, "store") }, "PGlite on disk", ""));
+      ctx.log("  Approve clicks (PGlite)");
+      Object.assign(results, await measureApprove(ctx, join(dir, "approvals")));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -82,6 +103,7 @@ async function openLoop(
   ctx: BenchContext,
   server: ServerHandle,
   payload: Record<string, unknown>,
+  scenario: "view-submission" | "block-action" = "view-submission",
 ): Promise<OpenLoopSummary & { cpuMsPerRequest: number }> {
   const quick = ctx.durations.rounds === 1 && ctx.durations.measureSeconds <= 1;
   const config: OpenLoopConfig = {
@@ -89,7 +111,7 @@ async function openLoop(
     rate: RATE,
     warmupSeconds: quick ? 0.5 : 3,
     durationSeconds: quick ? 1 : SECONDS,
-    scenario: "view-submission",
+    scenario,
     options: {
       signingSecret: SIGNING_SECRET,
       path: "/slack/events",
@@ -158,6 +180,72 @@ async function measureOn(
       [`${prefix}open-max`]: { ours: mine.latency.max, baseline: base.latency.max, failed },
       [`${prefix}open-errors`]: { ours: mine.errors, baseline: base.errors },
       [`${prefix}open-cpu`]: { ours: mine.cpuMsPerRequest, baseline: base.cpuMsPerRequest, failed },
+    };
+  } finally {
+    await fake.close();
+  }
+}
+
+/**
+ * Approve clicks by the approver of the one order the server holds waiting (`approvals: true`), on schedule: the
+ * first decides, the rest are told it was decided; every one is acked before any of that work.
+ */
+async function measureApprove(ctx: BenchContext, dataDir: string): Promise<Record<string, Measured>> {
+  const fake = await startFakeSlack({
+    botToken: BOT_TOKEN,
+    channels: [
+      { id: HELPDESK, name: "helpdesk" },
+      { id: IT_ADMIN, name: "it-admin" },
+    ],
+  });
+  const click = (orderId: string) => {
+    const request = slackPayloads({ teamId: fake.teamId, appId: fake.appId }).blockActions({
+      userId: "U0MANAGER",
+      triggerId: fake.issueTriggerId("U0MANAGER"),
+      responseUrl: fake.responseUrl(),
+      message: { channelId: "D0MANAGER", message: { ts: "1700000000.000100", text: "" } },
+      actions: [
+        { type: "button", action_id: ACTION.approveOrder, block_id: BLOCK.approvalActions, value: orderId },
+      ],
+    });
+    if (request.kind !== "interactive") throw new Error("block_actions is an interactive payload");
+    return request.payload;
+  };
+  try {
+    const ours = await ctx.startServer(
+      "bench/servers/slack-app.ts",
+      {
+        botToken: BOT_TOKEN,
+        signingSecret: SIGNING_SECRET,
+        slackApiUrl: fake.apiUrl,
+        dataDir,
+        approvals: true,
+      },
+      { nodeArgs: ctx.oursNodeArgs },
+    );
+    const payload = click(String(ours.info.orderId ?? "no-order"));
+    let mine: Awaited<ReturnType<typeof openLoop>>;
+    try {
+      mine = await openLoop(ctx, ours, payload, "block-action");
+    } finally {
+      await ours.stop();
+    }
+    const baselineServer = await ctx.startServer("bench/servers/bolt-ack-only.ts", {
+      signingSecret: SIGNING_SECRET,
+    });
+    let base: Awaited<ReturnType<typeof openLoop>>;
+    try {
+      base = await openLoop(ctx, baselineServer, payload, "block-action");
+    } finally {
+      await baselineServer.stop();
+    }
+    const failed = mine.errors > 0 || base.errors > 0;
+    const note =
+      `open loop: ${mine.offered} Approve clicks at ${RATE}/s on one waiting order (the first approves, the rest ` +
+      `are told it was decided, after the ack); ours ${mine.ok} ok, CPU ${mine.cpuMsPerRequest.toFixed(2)} ms a click`;
+    return {
+      "approve-open-p99": { ours: mine.latency.p99, baseline: base.latency.p99, note, failed },
+      "approve-open-errors": { ours: mine.errors, baseline: base.errors },
     };
   } finally {
     await fake.close();
