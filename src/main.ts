@@ -24,6 +24,7 @@ import { createSlackWorkflowFunctions, withWorkflowSteps } from "./orders/workfl
 import { redactUrl } from "./redact-url.ts";
 import { ExpiryWatch } from "./secrets/expiry.ts";
 import { createApiKeyProvider, createWebhookSecrets } from "./secrets/factory.ts";
+import { supplierKeyCheck } from "./secrets/readiness.ts";
 import { isNotFound, slackApiNotFoundHint } from "./slack/api-url.ts";
 import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "./slack/app.ts";
 import { orderMessage } from "./slack/blocks/order-message.ts";
@@ -257,6 +258,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
         queue: async () => {
           await jobs.stats();
         },
+        supplierKey: supplierKeyCheck(apiKeys.provider, secretIds),
         // Socket Mode: Slack's requests reach this process only while a connection is open.
         ...(config.slack.mode === "socket" ? { slack: socketCheck(slack) } : {}),
       },

@@ -23,7 +23,7 @@ import { jobId } from "../jobs/ids.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import { QUEUES } from "../jobs/queues.ts";
 import type { JobContext } from "../jobs/worker.ts";
-import { isSecretsError } from "../secrets/errors.ts";
+import { RefusedKeys } from "../secrets/refused-keys.ts";
 import type { ApiKeyProvider } from "../secrets/types.ts";
 import { oncePerKeySet, type UnauthorizedReport, withApiKey } from "../secrets/with-api-key.ts";
 import type { Store } from "../store/db.ts";
@@ -50,6 +50,7 @@ import {
   UnauthorizedError,
 } from "../supplier/errors.ts";
 import { InvalidJobDataError } from "./errors.ts";
+import { isKeyReadFailure, keyFailureAlert, keyFailureRecord } from "./key-failure.ts";
 import type { OrderChange, OrderNotifier, PlacementMetrics } from "./ports.ts";
 import { showOrder } from "./show-order.ts";
 import type { PlaceOrderJobData } from "./submit.ts";
@@ -74,6 +75,8 @@ export interface PlaceOrderDeps {
    */
   onPlaced?: (order: Order) => Promise<void>;
   logger?: Logger;
+  /** Keys the supplier refused, so a refused key is not sent on every order (default: this job's own memory). */
+  refusedKeys?: RefusedKeys;
 }
 
 /** Errors after which the same request may well succeed later. */
@@ -141,6 +144,7 @@ function retryReason(error: unknown): string {
 
 export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) => Promise<void> {
   const baseLogger = deps.logger ?? pino({ level: "silent" });
+  const refusedKeys = deps.refusedKeys ?? new RefusedKeys();
   // One alert per secret and set of rejected key versions, however many orders fail with it.
   const alertUnauthorized = oncePerKeySet(async (report: UnauthorizedReport) => {
     const keys = report.tried.map((k) => `${k.redacted} (${k.stage})`).join(", ");
@@ -282,7 +286,7 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
         deps.apiKeys,
         secretId,
         (apiKey) => deps.supplier.createOrder(request, { apiKey, signal: job.signal }),
-        { onUnauthorized: alertUnauthorized, logger: log },
+        { onUnauthorized: alertUnauthorized, logger: log, refused: refusedKeys },
       );
       const placed = await markPlaced(deps.store, order.id, {
         correlationId: result.correlationId,
@@ -297,6 +301,12 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
       await handleFailure(order, error, job, log);
     }
   };
+
+  async function alertKeyFailure(error: unknown, log: Logger): Promise<void> {
+    await deps.notifier
+      .alertAdmins(keyFailureAlert(error))
+      .catch((e) => log.warn({ err: e }, "admin alert failed"));
+  }
 
   async function handleFailure(
     order: Order,
@@ -339,7 +349,9 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
         })) ?? order;
       if (job.isFinalAttempt) {
         log.error({ err: error }, "placement retries exhausted");
-        return fail(updated, { ...errorRecord(error), maybePlaced, retriesExhausted: true }, log, job.signal);
+        if (isKeyReadFailure(error)) await alertKeyFailure(error, log);
+        const record = isKeyReadFailure(error) ? keyFailureRecord(error) : errorRecord(error);
+        return fail(updated, { ...record, maybePlaced, retriesExhausted: true }, log, job.signal);
       }
       deps.metrics?.failed(errorCode(error));
       await publish(updated, { kind: "retrying", reason: retryReason(error) }, log, job.signal);
@@ -352,11 +364,12 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
     if (
       error instanceof KeyEnvironmentMismatchError ||
       error instanceof MalformedApiKeyError ||
-      isSecretsError(error)
+      isKeyReadFailure(error)
     ) {
-      await deps.notifier
-        .alertAdmins({ key: `key:${error.code}`, title: "Supplier API key problem", text: error.message })
-        .catch((e) => log.warn({ err: e }, "admin alert failed"));
+      // The details (secret id, region, variables to check) go to the admins; the agent gets plain words.
+      log.error({ err: error }, "the supplier API key could not be read; the order is not placed");
+      await alertKeyFailure(error, log);
+      return fail(order, keyFailureRecord(error), log, job.signal);
     }
     if (error instanceof UnauthorizedError) {
       // withApiKey re-read the key and tried the previous version; the admins are alerted (once per key set).

@@ -7,6 +7,7 @@ import type { types } from "@slack/bolt";
 import type { Customer } from "../../config/catalog.ts";
 import { parseStoredDraft } from "../../orders/draft.ts";
 import { describeFieldErrors, fieldErrorsFromDetails } from "../../orders/fields.ts";
+import { KEY_UNREADABLE_MESSAGE } from "../../orders/key-failure.ts";
 import { readTracking } from "../../orders/updates/tracking.ts";
 import { parseWorkflowContext } from "../../orders/workflow/context.ts";
 import type { Order } from "../../store/repositories/orders.ts";
@@ -126,14 +127,17 @@ export function orderProblems(order: Order): string[] {
     return [typeof error.message === "string" ? error.message : "The supplier refused the order."];
   }
   const out: string[] = [];
-  if (error.retriesExhausted === true) {
+  if (error.keyUnreadable === true) {
+    // Plain words only: the secret id, region and variables to check are in the admin alert.
+    out.push(`${upperFirst(KEY_UNREADABLE_MESSAGE)}.`);
+  } else if (error.retriesExhausted === true) {
     out.push("The supplier could not be reached for several hours, so the order was not placed.");
   } else if (error.code === "PROTOCOL_ERROR") {
     out.push(
       `The supplier's answer could not be read. Ask the supplier whether order ${order.externalDocumentNumber} exists before resubmitting.`,
     );
   } else if (typeof error.message === "string") {
-    out.push(`${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}`);
+    out.push(upperFirst(error.message));
   }
   if (error.maybePlaced === true && error.code !== "PROTOCOL_ERROR") {
     out.push(
@@ -141,6 +145,10 @@ export function orderProblems(order: Order): string[] {
     );
   }
   return out.length > 0 ? out : ["The order could not be placed."];
+}
+
+function upperFirst(text: string): string {
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 }
 
 function countryName(code: string): string {
