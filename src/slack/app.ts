@@ -13,7 +13,7 @@ import type { Customer } from "../config/catalog.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import { slackSdkLogger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
-import { type Authorizer, createAuthorizer } from "../orders/authorization.ts";
+import { type Authorizer, createAuthorizer, type Membership } from "../orders/authorization.ts";
 import { createBatchedIntake } from "../orders/intake.ts";
 import type { OrderNotifier } from "../orders/ports.ts";
 import type { SubmitDeps } from "../orders/submit.ts";
@@ -55,7 +55,7 @@ export interface CreateSlackAppOptions {
   store: Store;
   jobs: Pick<Jobs, "send" | "sendMany" | "sendManyWithin">;
   /** Default: group membership looked up with `usergroups.users.list`, cached 5 minutes. */
-  authorizer?: Authorizer;
+  authorizer?: Authorizer & Membership;
   logger?: Logger;
   now?: () => Date;
   newOrderId?: () => string;
@@ -172,6 +172,7 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     timeZone: options.timeZone ?? "UTC",
     // Keyed from the bot token: a secret every replica holds, never sent to Slack's clients.
     metadata: createMetadataSeal(options.botToken),
+    membership: authorizer,
   };
   registerListeners(app, context);
   options.register?.(app, context);
