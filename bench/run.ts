@@ -22,6 +22,7 @@ import { benchmark as placement } from "./benchmarks/placement.ts";
 import { benchmark as sandbox } from "./benchmarks/sandbox.ts";
 import { benchmark as scaling } from "./benchmarks/scaling.ts";
 import { benchmark as slackAck } from "./benchmarks/slack-ack.ts";
+import { benchmark as slackAckOpen } from "./benchmarks/slack-ack-open.ts";
 import { benchmark as webhooks } from "./benchmarks/webhooks.ts";
 import { runWorker, startServer, stopAllChildren } from "./lib/child.ts";
 import {
@@ -43,6 +44,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   sandbox,
   webhooks,
   slackAck,
+  slackAckOpen,
   placement,
   footprint,
   scaling,

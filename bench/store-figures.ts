@@ -70,9 +70,7 @@ async function measure(t: Target): Promise<Omit<Figures, "firstStartMs">> {
   const jobs = createJobs({ store, pollIntervalMs: POLL_MS });
   await jobs.start();
   const jobsStartMs = performance.now() - started;
-  jobs.work<{ key?: string }>("post-update", async (job) => {
-    if (job.data.key) pickupListener(job.data.key);
-  });
+  jobs.work("post-update", async (job) => pickupListener(job.data.eventId));
   await sleep(1500);
   const idleRssMb = rssMb();
 
@@ -123,7 +121,7 @@ async function pickups(
     // Send at a random moment relative to the poll cycle.
     await sleep(Math.random() * jitterMs);
     const sentAt = performance.now();
-    await sender.send("post-update", { key });
+    await sender.send("post-update", { orderId: key, eventId: key });
     samples.push((await picked) - sentAt);
     waiting.delete(key);
   }

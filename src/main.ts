@@ -2,7 +2,6 @@
  * The composition root: builds every part with its dependencies, starts them in order, and stops them in
  * the reverse order on SIGTERM. No business rule lives here.
  */
-import { LogLevel, WebClient } from "@slack/web-api";
 import type { Logger } from "pino";
 import { type Customer, createCustomer } from "./config/catalog.ts";
 import { loadCustomerConfig } from "./config/customer.ts";
@@ -10,25 +9,25 @@ import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { createReadiness, healthRoutes, socketCheck, storeCheck } from "./http/health.ts";
 import { metricsRoute } from "./http/metrics.ts";
 import { type HttpServer, startHttpServer } from "./http/server.ts";
-import { createJobs, type Jobs, QUEUES } from "./jobs/index.ts";
+import { createJobs, type Jobs } from "./jobs/index.ts";
 import { createLogger } from "./log.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { placeOrderJob } from "./orders/place.ts";
+import { workPlacement } from "./orders/placement-queues.ts";
 import type { AdminAlert } from "./orders/ports.ts";
 import { showOrder } from "./orders/show-order.ts";
 import { ChannelPacer } from "./orders/updates/pacer.ts";
 import { workPostUpdates } from "./orders/updates/post-update.ts";
-import { createSlackChat } from "./orders/updates/slack-chat.ts";
 import { updatesFor } from "./orders/updates/verbosity.ts";
-import { createSlackWorkflowFunctions, withWorkflowSteps } from "./orders/workflow/index.ts";
+import { withWorkflowSteps } from "./orders/workflow/index.ts";
 import { redactUrl } from "./redact-url.ts";
 import { ExpiryWatch } from "./secrets/expiry.ts";
 import { createApiKeyProvider, createWebhookSecrets } from "./secrets/factory.ts";
 import { supplierKeyCheck } from "./secrets/readiness.ts";
-import { isNotFound, slackApiNotFoundHint } from "./slack/api-url.ts";
 import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "./slack/app.ts";
 import { orderMessage } from "./slack/blocks/order-message.ts";
 import * as functions from "./slack/listeners/functions/index.ts";
+import { checkBotToken, createSlackChat, createSlackWorkflowFunctions } from "./slack/outbound/index.ts";
 import { openStore, type Store } from "./store/index.ts";
 import { SupplierClient } from "./supplier/client.ts";
 import { attachOrphanEvents, createOrphanSweeper } from "./webhooks/orphans.ts";
@@ -77,7 +76,11 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
 
   // Slack's auth.test runs while the store opens (both take a few hundred milliseconds at start-up); its
   // failure is awaited, and reported, below.
-  const botIdentityCheck = checkSlackToken(config);
+  const botIdentityCheck = checkBotToken({
+    token: config.slack.botToken,
+    timeoutMs: config.slack.timeoutMs,
+    apiUrl: config.slack.apiUrl,
+  });
   botIdentityCheck.catch(() => {});
 
   try {
@@ -191,8 +194,8 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       logger,
       ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
     });
-    jobs.work(
-      QUEUES.placeOrder,
+    workPlacement(
+      jobs,
       withWorkflowSteps(placeOrder, {
         store,
         jobs,
@@ -333,34 +336,6 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
   } catch (error) {
     await stopAll();
     throw error;
-  }
-}
-
-/** The bot token must work before anything is served: a clear start-up error beats a crash inside Bolt. */
-async function checkSlackToken(config: Config): Promise<{ botUserId: string; botId: string }> {
-  const client = new WebClient(config.slack.botToken, {
-    timeout: config.slack.timeoutMs,
-    retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1000 },
-    ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
-    logLevel: LogLevel.ERROR,
-  });
-  try {
-    const result = await client.auth.test();
-    if (!result.user_id || !result.bot_id)
-      throw new Error("auth.test did not name a bot user: is SLACK_BOT_TOKEN a bot token?");
-    return { botUserId: result.user_id, botId: result.bot_id };
-  } catch (error) {
-    if (isNotFound(error)) {
-      throw new Error(`Slack's auth.test failed: ${slackApiNotFoundHint(config.slack.apiUrl)}.`, {
-        cause: error,
-      });
-    }
-    const reason = (error as { data?: { error?: string } }).data?.error ?? (error as Error).message;
-    throw new Error(
-      `Slack did not accept the bot token (auth.test: ${reason}). Check SLACK_BOT_TOKEN, that the app is installed in ` +
-        "the workspace, and that this host can reach slack.com (or SLACK_API_URL).",
-      { cause: error },
-    );
   }
 }
 

@@ -91,25 +91,8 @@ function beyondKnown(found: Record<string, string[]>, known: Record<string, read
 const src = sourcesIn("src");
 const inFolder = (folder: string) => src.filter((s) => s.path.startsWith(`src/${folder}/`));
 
-/**
- * Known: the domain still builds Slack Web API clients itself (phase B moves them behind the ports in
- * orders/ports.ts and orders/workflow/ports.ts, with the client in slack/).
- */
-const KNOWN_DOMAIN_TRANSPORT: Record<string, readonly string[]> = {
-  "src/orders/updates/slack-chat.ts": ["@slack/bolt"],
-  "src/orders/workflow/slack-functions.ts": ["@slack/bolt"],
-};
-
-/**
- * Known: the sandbox reuses two of the app's modules. Standard Webhooks signing is part of the supplier
- * contract and belongs beside it (supplier/); the sandbox's SQL persistence opens the app's store adapter
- * and should take a `Store` handed to it instead.
- */
-const KNOWN_SANDBOX_IMPORTS: Record<string, readonly string[]> = {
-  "src/sandbox/deliverer.ts": ["src/webhooks/signature.ts"],
-  "src/sandbox/sandbox.ts": ["src/store/db.ts", "src/webhooks/signature.ts"],
-  "src/sandbox/sql-store.ts": ["src/store/db.ts"],
-};
+/** Known: none left (the Slack adapters live in slack/outbound/, behind the ports orders/ declares). */
+const KNOWN_DOMAIN_TRANSPORT: Record<string, readonly string[]> = {};
 
 /** Known: files over the limit, capped at their size when the rule came in so that they cannot grow. */
 const KNOWN_LONG_FILES: Record<string, number> = {
@@ -132,6 +115,37 @@ describe("the architecture's import rules", () => {
     expect(stale, "no longer imported: remove from KNOWN_DOMAIN_TRANSPORT").toEqual([]);
   });
 
+  it("only the outbound module (slack/outbound/) imports @slack/web-api or builds a Web API client", () => {
+    const OUTBOUND = "src/slack/outbound/";
+    const found = violations(src, (source, specifier) =>
+      packageOf(specifier) === "@slack/web-api" && !source.path.startsWith(OUTBOUND) ? specifier : null,
+    );
+    expect(found, "call Slack through src/slack/outbound/ (createSlackWebClient, toSlackCallError)").toEqual(
+      {},
+    );
+    // Bolt re-exports the SDK as `webApi`: a client built or an error class tested through it counts too.
+    const around = src
+      .filter((s) => !s.path.startsWith(OUTBOUND))
+      .filter((s) =>
+        /new\s+(?:webApi\.)?WebClient\b|webApi\.(?:WebAPI\w*Error|ErrorCode)\b|retryConfig\s*:/.test(s.text),
+      )
+      .map((s) => s.path);
+    expect(around, "use createSlackWebClient / slackClientOptions and SlackCallError").toEqual([]);
+  });
+
+  it("orders/model/ (the Order, its statuses and failures) stands on the supplier contract and zod alone", () => {
+    const found = violations(inFolder("orders/model"), (source, specifier) => {
+      const target = resolved(source, specifier);
+      if (target === null)
+        return packageOf(specifier) === "zod" || packageOf(specifier) === null ? null : specifier;
+      return target.startsWith("src/orders/model/") || target.startsWith("src/supplier/") ? null : target;
+    });
+    expect(
+      found,
+      "the model is data and rules: store, Slack and jobs depend on it, never the reverse",
+    ).toEqual({});
+  });
+
   it("only the queue's adapter (jobs/pgboss/) imports pg-boss; the rest of the app sees jobs/jobs.ts", () => {
     const found = violations(src, (source, specifier) =>
       packageOf(specifier) === "pg-boss" && !source.path.startsWith("src/jobs/pgboss/") ? specifier : null,
@@ -146,9 +160,7 @@ describe("the architecture's import rules", () => {
       if (target === null) return null;
       return target.startsWith("src/sandbox/") || target.startsWith("src/supplier/") ? null : target;
     });
-    const { fresh, stale } = beyondKnown(found, KNOWN_SANDBOX_IMPORTS);
-    expect(fresh, "the sandbox may use src/supplier/ (the contract), nothing else of src/").toEqual({});
-    expect(stale, "no longer imported: remove from KNOWN_SANDBOX_IMPORTS").toEqual([]);
+    expect(found, "the sandbox may use src/supplier/ (the contract), nothing else of src/").toEqual({});
   });
 
   it("nothing in src/ (what ships) imports tools/ or bench/, not even through a path in a variable", () => {
@@ -195,7 +207,7 @@ describe("the architecture's import rules", () => {
   });
 
   it("reads the tree it checks (the scan finds the folders the rules are about)", () => {
-    for (const folder of ["orders", "sandbox", "slack", "jobs", "store", "supplier"]) {
+    for (const folder of ["orders", "orders/model", "sandbox", "slack", "jobs", "store", "supplier"]) {
       expect(inFolder(folder).length, folder).toBeGreaterThan(0);
     }
     expect(src.some((s) => s.specifiers.includes("@slack/bolt"))).toBe(true);

@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { builtAndFresh } from "../../bin/build-state.js";
-import { generateWebhookSecret } from "../../src/webhooks/signature.ts";
+import { generateWebhookSecret } from "../../src/supplier/webhook-signature.ts";
 import { type FakeSlack, startFakeSlack } from "../../tools/fake-slack/index.ts";
 import { type ServerHandle, waitForQuiet } from "../lib/child.ts";
 import { describeLoad } from "../lib/compare.ts";

@@ -16,7 +16,7 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { generateWebhookSecret } from "../../src/webhooks/signature.ts";
+import { generateWebhookSecret } from "../../src/supplier/webhook-signature.ts";
 import { startFakeSlack } from "../../tools/fake-slack/index.ts";
 import { type ServerHandle, waitForQuiet } from "../lib/child.ts";
 import { startOrderDeskProcess } from "../lib/order-desk.ts";

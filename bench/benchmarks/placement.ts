@@ -23,7 +23,7 @@ import { Agent, request } from "undici";
 import { VARIABLES } from "../../src/config.ts";
 import { FIELD_BLOCK } from "../../src/slack/blocks/ids.ts";
 import { SupplierClient } from "../../src/supplier/client.ts";
-import { generateWebhookSecret } from "../../src/webhooks/signature.ts";
+import { generateWebhookSecret } from "../../src/supplier/webhook-signature.ts";
 import { type FakeSlack, startFakeSlack } from "../../tools/fake-slack/index.ts";
 import { BENCH_TEST_KEY, benchOrder } from "../lib/fixtures.ts";
 import { BOT_TOKEN, SIGNING_SECRET, type StoreTarget, startOrderDeskProcess } from "../lib/order-desk.ts";

@@ -4,7 +4,7 @@
  * autocannon child; the rate is their sum. Informational: on a 2-core machine the replicas, the load generators
  * and PostgreSQL share the same two cores, so this shows the cost of coordination more than added capacity.
  */
-import { generateWebhookSecret } from "../../src/webhooks/signature.ts";
+import { generateWebhookSecret } from "../../src/supplier/webhook-signature.ts";
 import type { ServerHandle } from "../lib/child.ts";
 import type { BenchContext, Benchmark, Measured } from "../lib/types.ts";
 

@@ -1,6 +1,7 @@
 /**
  * (issue 6) How fast our Bolt app acks a valid `view_submission` at 20 concurrent requests, beside a Bolt app
- * whose handler only acks. Requests are signed like Slack's. The valid payload comes from a real modal: the
+ * whose handler only acks. A saturating closed loop: informational since issue 21, whose ack target (p99 ≤ 50
+ * ms at an open-loop 200 submits/s) is measured by slack-ack-open. Requests are signed like Slack's. The valid payload comes from a real modal: the
  * benchmark runs `/order` against our app, lets it open the modal in a fake Slack (in this process, which is
  * idle while the load runs), fills the form and takes the view as Slack would send it.
  */
@@ -32,10 +33,8 @@ function rowsFor(prefix: string, store: string): Benchmark["rows"] {
       metric: `view_submission ack p99 (${store})`,
       unit: "ms",
       baselineLabel: BOLT_ACK_ONLY,
-      bounds: [
-        { on: "value", op: "<=", value: 50 },
-        { on: "ratio", op: "<=", value: 1.5 },
-      ],
+      // Informational: a saturating closed loop measures capacity; the ack target is slack-ack-open's.
+      bounds: [],
     },
     {
       id: `${prefix}rate`,

@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateWebhookSecret } from "../../src/webhooks/signature.ts";
+import { generateWebhookSecret } from "../../src/supplier/webhook-signature.ts";
 import { type Comparison, compareServers, describeLoad } from "../lib/compare.ts";
 import type { BenchContext, Benchmark, Measured } from "../lib/types.ts";
 
@@ -56,7 +56,7 @@ function rowsFrom(prefix: string, result: Comparison): Record<string, Measured> 
 export const benchmark: Benchmark = {
   name: "webhooks",
   description: "webhook ingest rate and p50/p99, signed requests, real store, PGlite and PostgreSQL",
-  requires: ["src/webhooks/signature.ts", "src/store/db.ts", "bench/servers/webhook-receiver.ts"],
+  requires: ["src/supplier/webhook-signature.ts", "src/store/db.ts", "bench/servers/webhook-receiver.ts"],
   rows: [
     {
       id: "pglite-rate",

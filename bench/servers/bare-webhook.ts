@@ -7,7 +7,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { openStore } from "../../src/store/db.ts";
 import { insertEventIfNew } from "../../src/store/repositories/events.ts";
-import { verifyWebhook } from "../../src/webhooks/signature.ts";
+import { verifyWebhook } from "../../src/supplier/webhook-signature.ts";
 import { announceReady, closeOnSignal, readChildConfig } from "../lib/ipc.ts";
 
 export interface BareWebhookConfig {

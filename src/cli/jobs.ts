@@ -163,8 +163,7 @@ async function retryOne(
 ): Promise<"retried" | "skipped" | "failed"> {
   if (job.queue === QUEUES.placeOrder) {
     const orderId = (job.data as { orderId?: unknown } | null)?.orderId;
-    const show = (job.data as { show?: unknown } | null)?.show === true;
-    if (typeof orderId === "string" && !show) {
+    if (typeof orderId === "string") {
       const outcome = await requeueFailedPlacement(store, orderId);
       const reason = SKIP_REASON[outcome];
       if (reason) {

@@ -35,8 +35,8 @@ const commands: Record<string, Command> = {
     return runPlace(argv, processEnvironment(), io);
   },
   sandbox: async (argv) => {
-    const { runSandbox } = await import("../sandbox/cli.ts");
-    return runSandbox(argv, io);
+    const { runSandboxCommand } = await import("./sandbox.ts");
+    return runSandboxCommand(argv, io);
   },
   doctor: async (argv) => {
     const { runDoctor } = await import("./doctor.ts");

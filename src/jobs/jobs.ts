@@ -4,7 +4,8 @@
  * with a typed payload; handlers run in worker.ts's loop. The implementation is pg-boss on the store's own
  * database (pgboss/); nothing here depends on it.
  */
-import type { Queryable, SqlQuery } from "../store/db.ts";
+import type { Queryable } from "../store/db.ts";
+import type { JobData } from "./payloads.ts";
 import type { QueueName } from "./queues.ts";
 import type { JobHandler } from "./worker.ts";
 
@@ -17,8 +18,8 @@ export interface SendOptions {
   tx?: Queryable;
 }
 
-export interface ManyJob {
-  data: object;
+export interface ManyJob<T = object> {
+  data: T;
   id?: string;
   startAfter?: Date;
 }
@@ -72,25 +73,21 @@ export interface Jobs {
   /** Installs/migrates pg-boss's schema, creates the queues, recovers interrupted jobs, starts workers. */
   start(): Promise<void>;
   /** Enqueues a job; resolves to its id, or `null` when a job with `options.id` is already in the queue. */
-  send(queue: QueueName, data: object, options?: SendOptions): Promise<string | null>;
+  send<Q extends QueueName>(queue: Q, data: JobData<Q>, options?: SendOptions): Promise<string | null>;
   /**
    * Enqueues several jobs of one queue in one statement (each skipped when its id is already in the queue),
    * inside `options.tx` when given.
    */
-  sendMany(queue: QueueName, jobs: readonly ManyJob[], options?: { tx?: Queryable }): Promise<void>;
+  sendMany<Q extends QueueName>(
+    queue: Q,
+    jobs: readonly ManyJob<JobData<Q>>[],
+    options?: { tx?: Queryable },
+  ): Promise<void>;
   /**
-   * `sendMany` as part of a statement of the caller's, saving its round trip: `run` gets pg-boss's own INSERT
-   * of the jobs, to embed as a `WITH` query (its parameters are `$1`…`$n`, n = `insert.values.length`; the
-   * caller's follow), and must execute it in one statement. The jobs exist when that statement commits; this
-   * process's workers are woken when `run` resolves.
+   * Registers the queue's handler (one per queue and process); it starts with `start()`, or now if started.
+   * It gets the payload parsed with the queue's schema (payloads.ts).
    */
-  sendManyWithin<T>(
-    queue: QueueName,
-    jobs: readonly ManyJob[],
-    run: (insert: SqlQuery) => Promise<T>,
-  ): Promise<T>;
-  /** Registers the queue's handler (one per queue and process); it starts with `start()`, or now if started. */
-  work<T>(queue: QueueName, handler: JobHandler<T>, options?: WorkOptions): void;
+  work<Q extends QueueName>(queue: Q, handler: JobHandler<JobData<Q>>, options?: WorkOptions): void;
   /** Cancels a job that has not finished; false when there was none. */
   cancel(queue: QueueName, id: string): Promise<boolean>;
   /** Puts a failed job back in the queue for one more attempt. */

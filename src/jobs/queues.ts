@@ -5,6 +5,8 @@
  * random within the range so that many failed jobs do not come back at the same instant).
  * - place-order: 10 retries from 15 s → the last one between ~4.3 h and ~8.5 h after the first failure, so a
  *   supplier answering INTERNAL_SERVER_ERROR or unreachable for hours still gets the order in the end.
+ * - show-order and workflow-deadline: the same as place-order, whose queue carried them before they had
+ *   their own (an ended order Slack could not show yet; a workflow step's deadline).
  * - post-update: 8 retries from 5 s → retried for ~20–40 min (a Slack 429 is not a failure: the handler throws
  *   `RetryLaterError(retryAfterMs)` and the job is re-scheduled without using up an attempt).
  * `expireInSeconds` bounds one run: a handler still running then is aborted (its `signal` fires) and the job
@@ -12,6 +14,8 @@
  */
 export const QUEUES = {
   placeOrder: "place-order",
+  showOrder: "show-order",
+  workflowDeadline: "workflow-deadline",
   postUpdate: "post-update",
 } as const;
 
@@ -31,6 +35,8 @@ export interface QueuePolicy {
 
 export const DEFAULT_POLICIES: Readonly<Record<QueueName, QueuePolicy>> = {
   "place-order": { retryLimit: 10, retryDelaySeconds: 15, retryBackoff: true, expireInSeconds: 300 },
+  "show-order": { retryLimit: 10, retryDelaySeconds: 15, retryBackoff: true, expireInSeconds: 300 },
+  "workflow-deadline": { retryLimit: 10, retryDelaySeconds: 15, retryBackoff: true, expireInSeconds: 300 },
   "post-update": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
 };
 

@@ -5,8 +5,19 @@
  */
 
 import type { Queryable } from "../store/db.ts";
-import type { DocumentNumberTemplate } from "../store/repositories/numbered-orders.ts";
 import { nextValues } from "../store/repositories/sequences.ts";
+
+/**
+ * A document number with its counter left open: the literal text around each counter placeholder (`parts`,
+ * one more than `pads`) and each placeholder's width. Filled as `parts[0] + pad(seq, pads[0]) + parts[1] …`,
+ * where `pad` is `String(seq).padStart(width, "0")` (never truncated).
+ */
+export interface DocumentNumberTemplate {
+  /** The counter's key: numbers are gapless per key. */
+  counter: string;
+  parts: string[];
+  pads: number[];
+}
 
 export interface EdnContext {
   ticket: string;
@@ -43,8 +54,7 @@ function ednPrefix(pattern: string, ctx: EdnContext): string {
 
 /**
  * The number with its counter left open, split around each `{seq}`/`{seq:N}`; the counter's key is the rendered
- * prefix. `fillEdn` fills it here, the batched intake in SQL (`insertNumberedOrders`): both must give the same
- * text (tested in test/orders/draft.test.ts and test/store/numbered-orders.test.ts).
+ * prefix. `fillEdn` fills it (the only place a number is rendered).
  */
 export function ednTemplate(pattern: string, ctx: EdnContext): DocumentNumberTemplate {
   const prefix = ednPrefix(pattern, ctx);

@@ -12,8 +12,8 @@
  *   with the admin channel alerted once: a 4xx is never retried; the agent resubmits once the key is fixed;
  * - anything that can never succeed (bad configuration, a response we cannot read) → `failed`, no retry.
  *
- * A final state (placed, rejected, failed) that Slack cannot show right now is not left unseen: a `show` job on
- * the same queue shows it again later, and only shows (it never places).
+ * A final state (placed, rejected, failed) that Slack cannot show right now is not left unseen: a `show-order`
+ * job shows it again later, and only shows (it never places).
  */
 import { type Logger, pino } from "pino";
 import type { Customer } from "../config/catalog.ts";
@@ -21,8 +21,9 @@ import type { Profile } from "../config/customer-schema.ts";
 import { PermanentJobError, RetryLaterError } from "../jobs/errors.ts";
 import { jobId } from "../jobs/ids.ts";
 import type { Jobs } from "../jobs/jobs.ts";
+import type { PlaceOrderJobData, ShowOrderJobData } from "../jobs/payloads.ts";
 import { QUEUES } from "../jobs/queues.ts";
-import type { JobContext } from "../jobs/worker.ts";
+import type { JobContext, JobHandler } from "../jobs/worker.ts";
 import { RefusedKeys } from "../secrets/refused-keys.ts";
 import type { ApiKeyProvider } from "../secrets/types.ts";
 import { oncePerKeySet, type UnauthorizedReport, withApiKey } from "../secrets/with-api-key.ts";
@@ -33,27 +34,32 @@ import {
   markPlaced,
   markPlacing,
   markRejected,
-  type Order,
   recordAttemptError,
 } from "../store/repositories/orders.ts";
 import type { SupplierClient } from "../supplier/client.ts";
 import {
   DuplicateOrderError,
-  KeyEnvironmentMismatchError,
   LocalValidationError,
-  MalformedApiKeyError,
   RateLimitedError,
-  SupplierError,
   SupplierServerError,
   SupplierUnavailableError,
   SupplierValidationError,
   UnauthorizedError,
 } from "../supplier/errors.ts";
-import { InvalidJobDataError } from "./errors.ts";
-import { isKeyReadFailure, keyFailureAlert, keyFailureRecord } from "./key-failure.ts";
+import {
+  errorCode,
+  isKeyProblem,
+  keyRefused,
+  permanentFailureOf,
+  rejectionOf,
+  retriesExhaustedOf,
+  retryingOf,
+} from "./failure-of.ts";
+import { keyFailureAlert } from "./key-failure.ts";
+import { type FinalFailure, mayHaveBeenPlaced } from "./model/failure.ts";
+import { isRejected, type Order } from "./model/order.ts";
 import type { OrderChange, OrderNotifier, PlacementMetrics } from "./ports.ts";
 import { showOrder } from "./show-order.ts";
-import type { PlaceOrderJobData } from "./submit.ts";
 
 export interface PlaceOrderDeps {
   store: Store;
@@ -96,42 +102,22 @@ function mayHaveReachedSupplier(error: unknown): boolean {
   return error instanceof SupplierUnavailableError && error.reason !== "retry_after_too_long";
 }
 
-function errorRecord(error: unknown): Record<string, unknown> {
-  if (error instanceof SupplierError) return error.toJSON();
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return { name: error.name, message: error.message, ...(typeof code === "string" ? { code } : {}) };
-  }
-  return { message: String(error) };
-}
-
 /** How long a final state that Slack could not show waits before the `show` job tries again. */
 const SHOW_AGAIN_AFTER_MS = 30_000;
 
-/** Job data of a `show` job: show the order's final state again, never place it. */
-export interface ShowOrderJobData {
-  orderId: string;
-  show: true;
-}
-
-function isShowJob(data: unknown): data is ShowOrderJobData {
-  return (data as { show?: unknown } | null)?.show === true;
+/** The handlers of placement's two queues: `place-order` places, `show-order` only shows an ended order. */
+export interface PlacementHandlers {
+  placeOrder: JobHandler<PlaceOrderJobData>;
+  showOrder: JobHandler<ShowOrderJobData>;
 }
 
 /** The change that shows an order's current state, when that state is final. */
 function finalChange(order: Order): OrderChange | null {
   if (order.status === "failed") {
-    return (order.lastError as { kind?: unknown } | null)?.kind === "rejected"
-      ? { kind: "rejected" }
-      : { kind: "failed" };
+    return isRejected(order) ? { kind: "rejected" } : { kind: "failed" };
   }
   if (order.status === "queued" || order.status === "placing") return null;
   return { kind: "placed" };
-}
-
-function errorCode(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : "UNKNOWN";
 }
 
 function retryReason(error: unknown): string {
@@ -142,7 +128,7 @@ function retryReason(error: unknown): string {
   return "supplier unavailable, retrying automatically.";
 }
 
-export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) => Promise<void> {
+export function placeOrderJob(deps: PlaceOrderDeps): PlacementHandlers {
   const baseLogger = deps.logger ?? pino({ level: "silent" });
   const refusedKeys = deps.refusedKeys ?? new RefusedKeys();
   // One alert per secret and set of rejected key versions, however many orders fail with it.
@@ -194,10 +180,10 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
   }
 
   async function scheduleShow(order: Order, log: Logger): Promise<void> {
-    const data: ShowOrderJobData = { orderId: order.id, show: true };
+    const data: ShowOrderJobData = { orderId: order.id };
     try {
-      await deps.jobs.send(QUEUES.placeOrder, data, {
-        id: jobId(QUEUES.placeOrder, order.id, "show", order.statusAt.toISOString()),
+      await deps.jobs.send(QUEUES.showOrder, data, {
+        id: jobId(QUEUES.showOrder, order.id, order.statusAt.toISOString()),
         startAfter: new Date(Date.now() + (deps.showAgainAfterMs ?? SHOW_AGAIN_AFTER_MS)),
       });
     } catch (error) {
@@ -214,24 +200,21 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
     log.info({ change: change.kind }, "showed the order's outcome in Slack");
   }
 
-  async function fail(order: Order, error: object, log: Logger, signal: AbortSignal): Promise<never> {
-    deps.metrics?.failed(errorCode(error));
-    const failed = (await markFailed(deps.store, order.id, error)) ?? order;
+  async function fail(order: Order, failure: FinalFailure, log: Logger, signal: AbortSignal): Promise<never> {
+    deps.metrics?.failed(failure.code ?? "UNKNOWN");
+    const failed = (await markFailed(deps.store, order.id, failure)) ?? order;
     await publishFinal(failed, { kind: "failed" }, log, signal);
-    throw new PermanentJobError(
-      `order ${order.id} failed: ${String((error as { message?: unknown }).message)}`,
-    );
+    throw new PermanentJobError(`order ${order.id} failed: ${String(failure.message)}`);
   }
 
-  return async (job) => {
-    const data = job.data as Partial<PlaceOrderJobData> | null;
-    if (typeof data?.orderId !== "string") {
-      throw new PermanentJobError("place-order job without an orderId", {
-        cause: new InvalidJobDataError("expected { orderId: string }"),
-      });
-    }
+  const showOrderHandler: JobHandler<ShowOrderJobData> = async (job) => {
+    const log = baseLogger.child({ orderId: job.data.orderId, jobId: job.id, attempt: job.attempt });
+    await showAgain(job.data.orderId, log, job.signal);
+  };
+
+  const placeOrderHandler: JobHandler<PlaceOrderJobData> = async (job) => {
+    const data = job.data;
     const log = baseLogger.child({ orderId: data.orderId, jobId: job.id, attempt: job.attempt });
-    if (isShowJob(data)) return showAgain(data.orderId, log, job.signal);
     const found = await getOrder(deps.store, data.orderId);
     if (!found) throw new PermanentJobError(`order ${data.orderId} does not exist`);
     let order = await markPlacing(deps.store, found.id);
@@ -253,6 +236,8 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
       return fail(
         order,
         {
+          kind: "failed",
+          reason: "profile_misconfigured",
           code: "UNKNOWN_PROFILE",
           message: `the profile "${order.profile}" is no longer in order-desk.config.yml`,
         },
@@ -271,6 +256,8 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
       return fail(
         order,
         {
+          kind: "failed",
+          reason: "profile_misconfigured",
           code: "ENVIRONMENT_MISMATCH",
           message: `profile "${profile.name}" is for the ${profile.supplier.environment} supplier environment, but Order Desk is connected to ${deps.supplier.environment}; an admin has been alerted`,
         },
@@ -301,6 +288,7 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
       await handleFailure(order, error, job, log);
     }
   };
+  return { placeOrder: placeOrderHandler, showOrder: showOrderHandler };
 
   async function alertKeyFailure(error: unknown, log: Logger): Promise<void> {
     await deps.notifier
@@ -311,10 +299,10 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
   async function handleFailure(
     order: Order,
     error: unknown,
-    job: JobContext<unknown>,
+    job: JobContext<PlaceOrderJobData>,
     log: Logger,
   ): Promise<void> {
-    if (error instanceof DuplicateOrderError && order.lastError?.maybePlaced === true) {
+    if (error instanceof DuplicateOrderError && mayHaveBeenPlaced(order.failure)) {
       // An earlier run timed out or hit a 5xx after sending: the supplier has our order under this number.
       const placed = await markPlaced(deps.store, order.id, { correlationId: null, placedEarlier: true });
       log.warn("DUPLICATE_ORDER after an uncertain earlier attempt: treating the order as placed");
@@ -328,30 +316,21 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
       error instanceof LocalValidationError ||
       error instanceof DuplicateOrderError
     ) {
-      const rejected = await markRejected(deps.store, order.id, {
-        code: error instanceof LocalValidationError ? "VALIDATION_FAILED" : error.code,
-        message: error.message,
-        ...(error instanceof DuplicateOrderError ? {} : { details: error.details }),
-      });
+      const rejected = await markRejected(deps.store, order.id, rejectionOf(error));
       log.info({ code: error.code }, "the supplier rejected the order");
       deps.metrics?.rejected(error instanceof LocalValidationError ? "VALIDATION_FAILED" : error.code);
       await publishFinal(rejected ?? order, { kind: "rejected" }, log, job.signal);
       return;
     }
     if (isTransient(error)) {
-      const maybePlaced = mayHaveReachedSupplier(error) || order.lastError?.maybePlaced === true;
+      const maybePlaced = mayHaveReachedSupplier(error) || mayHaveBeenPlaced(order.failure);
       const updated =
-        (await recordAttemptError(deps.store, order.id, {
-          kind: "retrying",
-          maybePlaced,
-          attempt: job.attempt,
-          ...errorRecord(error),
-        })) ?? order;
+        (await recordAttemptError(deps.store, order.id, retryingOf(error, maybePlaced, job.attempt))) ??
+        order;
       if (job.isFinalAttempt) {
         log.error({ err: error }, "placement retries exhausted");
-        if (isKeyReadFailure(error)) await alertKeyFailure(error, log);
-        const record = isKeyReadFailure(error) ? keyFailureRecord(error) : errorRecord(error);
-        return fail(updated, { ...record, maybePlaced, retriesExhausted: true }, log, job.signal);
+        if (isKeyProblem(error)) await alertKeyFailure(error, log);
+        return fail(updated, retriesExhaustedOf(error, maybePlaced), log, job.signal);
       }
       deps.metrics?.failed(errorCode(error));
       await publish(updated, { kind: "retrying", reason: retryReason(error) }, log, job.signal);
@@ -361,33 +340,14 @@ export function placeOrderJob(deps: PlaceOrderDeps): (job: JobContext<unknown>) 
       }
       throw error;
     }
-    if (
-      error instanceof KeyEnvironmentMismatchError ||
-      error instanceof MalformedApiKeyError ||
-      isKeyReadFailure(error)
-    ) {
-      // The details (secret id, region, variables to check) go to the admins; the agent gets plain words.
-      log.error({ err: error }, "the supplier API key could not be read; the order is not placed");
-      await alertKeyFailure(error, log);
-      return fail(order, keyFailureRecord(error), log, job.signal);
-    }
+    // The details (secret id, region, variables to check) go to the admins; the order keeps plain words.
+    if (isKeyProblem(error)) await alertKeyFailure(error, log);
     if (error instanceof UnauthorizedError) {
       // withApiKey re-read the key and tried the previous version; the admins are alerted (once per key set).
       log.error({ err: error }, "the supplier rejects every API key we have; the order is not placed");
-      const maybePlaced = order.lastError?.maybePlaced === true;
-      return fail(
-        order,
-        {
-          ...errorRecord(error),
-          message:
-            "the supplier rejected our API key, so the order was not placed. An admin has been alerted; resubmit once the key is fixed",
-          ...(maybePlaced ? { maybePlaced } : {}),
-        },
-        log,
-        job.signal,
-      );
+      return fail(order, keyRefused(mayHaveBeenPlaced(order.failure)), log, job.signal);
     }
     log.error({ err: error }, "placement failed and cannot succeed by retrying");
-    return fail(order, errorRecord(error), log, job.signal);
+    return fail(order, permanentFailureOf(error), log, job.signal);
   }
 }

@@ -2,18 +2,18 @@
  * What the order workflow needs from the outside world, as interfaces: orders/ knows nothing of Bolt or HTTP.
  * The Slack implementation is src/slack/notifier.ts; the workflow step decorates it to complete its function.
  */
-import type { Order, OriginMessage } from "../store/repositories/orders.ts";
+import type { Order, OriginMessage } from "./model/order.ts";
 
 export type OrderChange =
   /** Stored and waiting for (or in) placement: the "placing order for TICKET …" message. */
   | { kind: "placing" }
   /** The supplier accepted it (correlationId, or `placedEarlier` when a retry proved an earlier attempt). */
   | { kind: "placed" }
-  /** The supplier (or our copy of its rules) refused it: `order.lastError` has the reasons; fix and resubmit. */
+  /** The supplier (or our copy of its rules) refused it: `order.failure` has the reasons; fix and resubmit. */
   | { kind: "rejected" }
   /** Not placed yet and retried automatically (supplier unavailable, key rejected): `reason` in plain words. */
   | { kind: "retrying"; reason: string; nextAttemptAt?: Date | undefined }
-  /** Given up for good: `order.lastError` says why. */
+  /** Given up for good: `order.failure` says why. */
   | { kind: "failed" };
 
 /**

@@ -7,12 +7,8 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Store } from "../store/db.ts";
-import {
-  getOrder,
-  markMessageAttempted,
-  type Order,
-  setOriginMessage,
-} from "../store/repositories/orders.ts";
+import { getOrder, markMessageAttempted, setOriginMessage } from "../store/repositories/orders.ts";
+import type { Order } from "./model/order.ts";
 import type { OrderChange, OrderNotifier } from "./ports.ts";
 
 /** Tries in all (a Slack 5xx or a dropped connection is often gone a moment later). */

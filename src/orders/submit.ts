@@ -9,6 +9,7 @@ import type { Customer } from "../config/catalog.ts";
 import type { Profile } from "../config/customer-schema.ts";
 import { jobId } from "../jobs/ids.ts";
 import type { Jobs } from "../jobs/jobs.ts";
+import type { PlaceOrderJobData } from "../jobs/payloads.ts";
 import { QUEUES } from "../jobs/queues.ts";
 import type { Queryable, Store } from "../store/db.ts";
 import {
@@ -18,9 +19,6 @@ import {
   getOrderForUpdate,
   insertOrder,
   insertOrderIfNumberFree,
-  type NewOrder,
-  type Order,
-  type OrderSource,
   resetForResubmit,
 } from "../store/repositories/orders.ts";
 import { checkOrderRequest } from "../supplier/rules.ts";
@@ -31,6 +29,7 @@ import type { OrderDraft } from "./draft.ts";
 import { nextEdn } from "./edn.ts";
 import { OrderNotFoundError, OrderNotResubmittableError } from "./errors.ts";
 import { type FieldErrors, fieldErrorsFromDetails } from "./fields.ts";
+import { canResubmit, type NewOrder, type Order, type OrderSource } from "./model/order.ts";
 import { draftToRequest } from "./request.ts";
 
 export interface SubmitDeps {
@@ -41,8 +40,6 @@ export interface SubmitDeps {
   now?: () => Date;
   newOrderId?: () => string;
   logger?: Logger;
-  /** Stores accepted submissions (default: `storeSubmission`, one transaction each). */
-  intake?: SubmissionStore;
 }
 
 export interface OrderOrigin {
@@ -64,10 +61,8 @@ export interface OrderOrigin {
   workflow?: object | undefined;
 }
 
-/** The job's payload. */
-export interface PlaceOrderJobData {
-  orderId: string;
-}
+/** The `place-order` job's payload (its schema: jobs/payloads.ts). */
+export type { PlaceOrderJobData } from "../jobs/payloads.ts";
 
 export type SubmitResult =
   | { status: "queued"; order: Order; created: boolean }
@@ -125,14 +120,9 @@ export interface AcceptedSubmission {
   at: Date;
   /**
    * The request as the supplier's rules passed it; when the number is ours to generate it carries a stand-in
-   * (the number `1` of its pattern), replaced when the number is taken.
+   * (the number `1` of its pattern), replaced when the number is taken and checked again.
    */
   request: CreateOrderRequest;
-}
-
-/** Stores accepted submissions; the Slack app's commits several at once (see `./intake.ts`). */
-export interface SubmissionStore {
-  store(submission: AcceptedSubmission): Promise<SubmitResult>;
 }
 
 export async function submitOrder(
@@ -142,7 +132,7 @@ export async function submitOrder(
 ): Promise<SubmitResult> {
   const accepted = await acceptSubmission(deps, draft, origin);
   if ("status" in accepted) return accepted;
-  return deps.intake ? deps.intake.store(accepted) : storeSubmission(deps, accepted);
+  return storeSubmission(deps, accepted);
 }
 
 /** The rules and the authorization check, before anything is written. */
@@ -231,7 +221,7 @@ export async function storeSubmission(
 }
 
 /** The row of an accepted submission, with its document number and the request as it will be sent. */
-export function newOrderRow(
+function newOrderRow(
   accepted: AcceptedSubmission,
   id: string,
   externalDocumentNumber: string,
@@ -260,7 +250,7 @@ export function placeOrderJobId(orderId: string): string {
   return jobId(QUEUES.placeOrder, orderId);
 }
 
-export function logQueued(logger: Logger, order: Order): void {
+function logQueued(logger: Logger, order: Order): void {
   logger.info(
     {
       orderId: order.id,
@@ -319,7 +309,7 @@ export async function resubmitOrder(
   return deps.store.transaction(async (tx): Promise<ResubmitResult> => {
     const order = await getOrderForUpdate(tx, orderId);
     if (!order) throw new OrderNotFoundError(orderId);
-    if (order.status !== "failed" || order.correlationId !== null) {
+    if (!canResubmit(order)) {
       throw new OrderNotResubmittableError(orderId, order.status);
     }
     let edn = clean.externalDocumentNumber;
@@ -327,7 +317,7 @@ export async function resubmitOrder(
       if (await ednTaken(tx, profile.name, edn, order.id)) {
         return { status: "invalid", draft: clean, errors: ednTakenErrors(edn) };
       }
-    } else if (order.lastError?.code === "DUPLICATE_ORDER") {
+    } else if (order.failure?.reason === "duplicate_number") {
       edn = await nextEdn(tx, deps.customer.config.externalDocumentNumber.pattern, {
         ticket: clean.ticket,
         profile: profile.name,

@@ -21,6 +21,8 @@ export interface SandboxIo {
   logger?: Logger;
   /** Called once the sandbox listens (tests, embedding). */
   onReady?: (handle: Awaited<ReturnType<typeof startSandbox>>) => void;
+  /** Opens the database of `--data-dir` (the composition root hands in the project store's opener). */
+  openDatabase?: SandboxOptions["openDatabase"];
 }
 
 export const SANDBOX_USAGE = `Usage: order-desk sandbox [options]
@@ -155,7 +157,11 @@ export async function runSandbox(argv: string[], io: SandboxIo): Promise<number>
 
   let handle: Awaited<ReturnType<typeof startSandbox>>;
   try {
-    handle = await startSandbox({ ...options, logger });
+    handle = await startSandbox({
+      ...options,
+      logger,
+      ...(io.openDatabase ? { openDatabase: io.openDatabase } : {}),
+    });
   } catch (error) {
     io.stderr.write(`order-desk sandbox: could not start: ${(error as Error).message}\n`);
     return 1;

@@ -13,7 +13,7 @@ import { setMaxListeners } from "node:events";
 import { type Logger, pino } from "pino";
 import { Agent, type Dispatcher, request } from "undici";
 import type { SupplierEvent } from "../supplier/events.ts";
-import { signWebhook } from "../webhooks/signature.ts";
+import { signWebhook } from "../supplier/webhook-signature.ts";
 import type { Clock, TimerHandle } from "./clock.ts";
 import { createRandom } from "./random.ts";
 import type { DeliveryAttempt, PendingDelivery, SandboxStore } from "./store.ts";

@@ -6,8 +6,7 @@ import { randomInt } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Logger, pino } from "pino";
-import { openStore, type Store } from "../store/db.ts";
-import { decodeWebhookSecret, generateWebhookSecret } from "../webhooks/signature.ts";
+import { decodeWebhookSecret, generateWebhookSecret } from "../supplier/webhook-signature.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_SCHEDULE_MS, WebhookDeliverer } from "./deliverer.ts";
 import { type Faults, mergeFaults, NO_FAULTS } from "./faults.ts";
@@ -16,7 +15,7 @@ import { generateTestKey, KeyRing, parseSandboxKey, type SandboxKey } from "./ke
 import { createRandom } from "./random.ts";
 import { FulfilmentScheduler } from "./scheduler.ts";
 import { createRequestHandler, INSPECT_PREFIX } from "./server.ts";
-import { SqlSandboxStore } from "./sql-store.ts";
+import { type SandboxDatabase, SqlSandboxStore } from "./sql-store.ts";
 import { MemorySandboxStore, type SandboxOrder, type SandboxStore } from "./store.ts";
 import {
   describeOrder,
@@ -50,10 +49,15 @@ export interface SandboxOptions {
   deliveryTimeoutMs?: number;
   /** Wait before each delivery attempt at speed 1; its length is the number of attempts. */
   retryScheduleMs?: readonly number[];
-  /** Keep orders in the project store in this directory (PGlite); they survive restarts. */
+  /** Keep orders in the project store in this directory (PGlite); they survive restarts. Needs `openDatabase`. */
   dataDir?: string;
-  /** Or an already open project store (tests); the sandbox does not close it. Wins over `dataDir`. */
-  store?: Store;
+  /**
+   * Opens the database in `dataDir`: handed in by the composition root (the `order-desk sandbox` command), so
+   * that the sandbox never imports the app's store.
+   */
+  openDatabase?: (dataDir: string, logger: Logger) => Promise<SandboxDatabase>;
+  /** Or an already open database (tests); the sandbox does not close it. Wins over `dataDir`. */
+  store?: SandboxDatabase;
   /** In-memory store only: orders kept before the oldest are forgotten. */
   maxOrders?: number;
   /** Base of the tracking URLs in shipping updates. Default: this sandbox's URL. */
@@ -157,7 +161,12 @@ function resolveOptions(options: SandboxOptions): Resolved {
 async function openSandboxStore(options: SandboxOptions, logger: Logger): Promise<SandboxStore> {
   if (options.store) return SqlSandboxStore.open(options.store, { ownsStore: false });
   if (options.dataDir !== undefined) {
-    return SqlSandboxStore.open(await openStore({ dataDir: options.dataDir, logger }), { ownsStore: true });
+    if (!options.openDatabase) {
+      throw new SandboxConfigError(
+        "dataDir needs a way to open the database (openDatabase); run `order-desk sandbox --data-dir …`",
+      );
+    }
+    return SqlSandboxStore.open(await options.openDatabase(options.dataDir, logger), { ownsStore: true });
   }
   return new MemorySandboxStore(options.maxOrders === undefined ? {} : { maxOrders: options.maxOrders });
 }

@@ -1,9 +1,9 @@
 /**
- * The sandbox's orders on the project store (`openStore`), in its own tables created by its own idempotent SQL:
- * the sandbox is a separate service that happens to reuse our database layer, not part of Order Desk's schema.
+ * The sandbox's orders in a PostgreSQL-dialect database handed to it (`SandboxDatabase`), in its own tables
+ * created by its own idempotent SQL: the sandbox is a separate service, not part of Order Desk's schema, and it
+ * never opens the app's store itself: its composition root (the `order-desk sandbox` command, a test) does.
  * Duplicate detection is a unique constraint, so it holds across restarts and concurrent requests.
  */
-import type { Row, Store } from "../store/db.ts";
 import type { SupplierEvent, SupplierOrderState } from "../supplier/events.ts";
 import type { CreateOrderRequest } from "../supplier/schema.ts";
 import type { PlannedEvent } from "./fulfilment.ts";
@@ -17,6 +17,16 @@ import type {
   SandboxOrder,
   SandboxStore,
 } from "./store.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: a row's columns are read and checked one by one in toOrder.
+type Row = Record<string, any>;
+
+/** What the sandbox needs of a database (Order Desk's store fits it): SQL, transactions, closing. */
+export interface SandboxDatabase {
+  query(text: string, params?: unknown[]): Promise<{ rows: Row[]; rowCount: number | null }>;
+  transaction<T>(fn: (tx: Pick<SandboxDatabase, "query">) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
 
 export const SANDBOX_SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS sandbox_orders (
@@ -80,12 +90,12 @@ function toOrder(row: Row): SandboxOrder {
 
 export class SqlSandboxStore implements SandboxStore {
   private constructor(
-    private readonly db: Store,
+    private readonly db: SandboxDatabase,
     private readonly ownsStore: boolean,
   ) {}
 
   /** Creates the sandbox tables if needed. `ownsStore`: close the project store with this one. */
-  static async open(db: Store, options: { ownsStore: boolean }): Promise<SqlSandboxStore> {
+  static async open(db: SandboxDatabase, options: { ownsStore: boolean }): Promise<SqlSandboxStore> {
     await db.query(SANDBOX_SCHEMA_SQL);
     return new SqlSandboxStore(db, options.ownsStore);
   }

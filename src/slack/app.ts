@@ -7,14 +7,12 @@
  * within Slack's 3 s); the socket's `apps.connections.open` has its own, unending, retry loop.
  */
 import type { RequestListener } from "node:http";
-import { App, webApi } from "@slack/bolt";
+import { App } from "@slack/bolt";
 import { type Logger, pino } from "pino";
 import type { Customer } from "../config/catalog.ts";
 import type { Jobs } from "../jobs/jobs.ts";
-import { slackSdkLogger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import { type Authorizer, createAuthorizer, type Membership } from "../orders/authorization.ts";
-import { createBatchedIntake } from "../orders/intake.ts";
 import type { OrderNotifier } from "../orders/ports.ts";
 import type { SubmitDeps } from "../orders/submit.ts";
 import type { ChannelPacer } from "../orders/updates/pacer.ts";
@@ -24,6 +22,12 @@ import { createHomeRefresher, type HomeRefresher } from "./home.ts";
 import { registerListeners } from "./listeners/index.ts";
 import { createMetadataSeal } from "./metadata.ts";
 import { createSlackNotifier } from "./notifier.ts";
+import {
+  createSlackWebClient,
+  slackClientOptions,
+  slackSdkLogger,
+  type WebClient,
+} from "./outbound/index.ts";
 import { SlackRequestReceiver } from "./receiver.ts";
 import {
   SlackSocketReceiver,
@@ -53,7 +57,7 @@ export interface CreateSlackAppOptions {
 
   customer: Customer;
   store: Store;
-  jobs: Pick<Jobs, "send" | "sendMany" | "sendManyWithin">;
+  jobs: Pick<Jobs, "send">;
   /** Default: group membership looked up with `usergroups.users.list`, cached 5 minutes. */
   authorizer?: Authorizer & Membership;
   logger?: Logger;
@@ -79,7 +83,7 @@ export interface CreateSlackAppOptions {
 export interface SlackApp {
   app: App;
   /** The bot's Web API client (timeouts and retries set). */
-  client: webApi.WebClient;
+  client: WebClient;
   /** HTTP mode: mount on the shared server at `SLACK_EVENTS_PATH`. Null in Socket Mode. */
   requestListener: RequestListener | null;
   receiver: SlackRequestReceiver | null;
@@ -98,12 +102,9 @@ export interface SlackApp {
 export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
   const logger = (options.logger ?? pino({ level: "silent" })).child({ component: "slack" });
   const slackLogger = slackSdkLogger(logger);
-  const clientOptions: webApi.WebClientOptions = {
-    timeout: options.timeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS,
-    // The SDK's default retries for ~30 minutes; a listener has 3 s and a job has its own retries.
-    retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1000 },
-    ...(options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {}),
-  };
+  const timeoutMs = options.timeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS;
+  // Bolt's client serves the listeners, which have Slack's 3 s: the `interactive` policy.
+  const clientOptions = slackClientOptions({ policy: "interactive", timeoutMs, apiUrl: options.slackApiUrl });
 
   let receiver: SlackRequestReceiver | null = null;
   let socket: SlackSocketReceiver | null = null;
@@ -129,10 +130,7 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
       appToken: options.appToken,
       sdkLogger: slackLogger,
       logger: options.logger ?? pino({ level: "silent" }),
-      clientOptions: {
-        timeout: clientOptions.timeout ?? DEFAULT_SLACK_TIMEOUT_MS,
-        ...(options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {}),
-      },
+      clientOptions: { timeoutMs, ...(options.slackApiUrl ? { apiUrl: options.slackApiUrl } : {}) },
       ...options.socket,
     });
     app = new App({
@@ -161,8 +159,8 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     logger,
     ...(options.newOrderId ? { newOrderId: options.newOrderId } : {}),
   };
-  // Submits of the modal arriving together are stored in one commit: Slack waits for it before closing.
-  const orders: SubmitDeps = { ...storing, authorizer, now, intake: createBatchedIntake(storing) };
+  // Each submit is stored in a transaction of its own before the modal closes (docs/benchmarks.md, slack-ack-open).
+  const orders: SubmitDeps = { ...storing, authorizer, now };
   const context: SlackContext = {
     customer: options.customer,
     store: options.store,
@@ -184,11 +182,13 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     // Its own client that never re-sends on its own: an SDK retry of a chat.postMessage whose answer was lost
     // would post the order's message twice. The jobs retry instead, after looking for the message
     // (src/orders/show-order.ts); only a 429, which Slack did not act on, is retried in place (notifier.ts).
-    client: new webApi.WebClient(options.botToken, {
-      ...clientOptions,
-      retryConfig: { retries: 0 },
-      // A 429 comes back as an error the notifier waits out and retries itself (Slack did not take the call).
-      rejectRateLimitedCalls: true,
+    // The `background` policy: a 429 comes back as an error the notifier waits out and retries itself (Slack did
+    // not take the call).
+    client: createSlackWebClient({
+      token: options.botToken,
+      policy: "background",
+      timeoutMs,
+      apiUrl: options.slackApiUrl,
       logger: slackLogger,
     }),
     customer: options.customer,

@@ -4,15 +4,14 @@
  * clicks) fail harmlessly instead of overwriting a newer form. Any other failure is told to the user (the click was
  * acked: without a word they would see nothing happen).
  */
-import type { webApi } from "@slack/bolt";
 import type { OrderDraft } from "../orders/draft.ts";
 import { buildOrderModal } from "./blocks/order-modal.ts";
 import type { SlackContext } from "./context.ts";
 import { type OrderForm, readOrderForm, type StateValues } from "./form.ts";
 import { InvalidMetadataError, type ModalMetadata } from "./metadata.ts";
 import { sealedFor } from "./order-modal-views.ts";
+import { slackErrorOf, type WebClient } from "./outbound/index.ts";
 import { tellViewFailed } from "./view-failures.ts";
-import { slackErrorCode } from "./web-errors.ts";
 
 export interface FormChange {
   form: OrderForm;
@@ -26,7 +25,7 @@ export interface FormChange {
  */
 export async function updateOrderModal(
   ctx: SlackContext,
-  client: webApi.WebClient,
+  client: WebClient,
   view: {
     id: string;
     hash: string;
@@ -68,7 +67,7 @@ export async function updateOrderModal(
   try {
     await client.views.update({ view_id: view.id, hash: view.hash, view: rebuilt });
   } catch (error) {
-    if (slackErrorCode(error) === "hash_conflict") return; // a newer rebuild won; nothing to do
+    if (slackErrorOf(error) === "hash_conflict") return; // a newer rebuild won; nothing to do
     await tellViewFailed(client, { userId: clicked.userId, channelId: meta.ch }, error, {
       action: "update",
       retry: clicked.retry,

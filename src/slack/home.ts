@@ -1,13 +1,14 @@
 /** Publishing App Home's "My orders" for a user (on app_home_opened, and by anyone whose change shows there). */
-import type { webApi } from "@slack/bolt";
 import { type Logger, pino } from "pino";
-import { listRecentOrdersForUser, type Order } from "../store/repositories/orders.ts";
+import type { Order } from "../orders/model/order.ts";
+import { listRecentOrdersForUser } from "../store/repositories/orders.ts";
 import { buildHomeView, HOME_ORDER_LIMIT } from "./blocks/home.ts";
 import type { SlackContext } from "./context.ts";
+import type { WebClient } from "./outbound/index.ts";
 
 export async function publishHome(
   ctx: Pick<SlackContext, "store">,
-  client: webApi.WebClient,
+  client: WebClient,
   userId: string,
 ): Promise<void> {
   const orders = await listRecentOrdersForUser(ctx.store, userId, HOME_ORDER_LIMIT);
@@ -24,7 +25,7 @@ export interface HomeRefresher {
 
 export interface HomeRefresherOptions {
   store: SlackContext["store"];
-  client: webApi.WebClient;
+  client: WebClient;
   /**
    * Changes to one user's orders within this window become one `views.publish` (default 1 s): a burst of
    * supplier events (picked, packed, shipped) costs one call, well within `views.publish`'s rate limit.

@@ -8,19 +8,19 @@
  * Slack's ~1 message per second per channel).
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { type types, webApi } from "@slack/bolt";
+import type { types } from "@slack/bolt";
 import { type Logger, pino } from "pino";
 import type { Customer } from "../config/catalog.ts";
 import type { Metrics } from "../metrics.ts";
+import type { Order, OriginMessage } from "../orders/model/order.ts";
 import type { AdminAlert, OrderChange, OrderNotifier, SlackCallOptions } from "../orders/ports.ts";
 import { ChannelPacer } from "../orders/updates/pacer.ts";
-import type { Order, OriginMessage } from "../store/repositories/orders.ts";
 import { orderMessage, recipientUserId } from "./blocks/order-message.ts";
 import { shown, truncate } from "./blocks/text.ts";
-import { isCannotPostHere } from "./web-errors.ts";
+import { isCannotPostHere, slackErrorOf, toSlackCallError, type WebClient } from "./outbound/index.ts";
 
 export interface SlackNotifierOptions {
-  client: webApi.WebClient;
+  client: WebClient;
   customer: Customer;
   /** Channel for admin alerts (the customer file's `adminChannel`). */
   adminChannel: string;
@@ -66,9 +66,9 @@ async function patiently<T>(
     try {
       return await call();
     } catch (error) {
-      if (!(error instanceof webApi.WebAPIRateLimitedError)) throw error;
+      const { retryAfterMs } = toSlackCallError(method, error);
+      if (retryAfterMs === null) throw error;
       metrics?.slackRateLimited.inc({ method });
-      const retryAfterMs = Math.max(1, error.retryAfter) * 1000;
       paced?.pacer.pauseUntil(paced.channel, Date.now() + retryAfterMs);
       if (attempt >= RATE_LIMITED_ATTEMPTS) throw error;
       if (!paced) await sleep(retryAfterMs, undefined, { signal });
@@ -253,7 +253,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
           threadTs: order.slackThreadTs,
         };
       } catch (error) {
-        const code = (error as { data?: { error?: unknown } }).data?.error;
+        const code = slackErrorOf(error);
         if (code !== "missing_scope" && code !== "not_in_channel" && code !== "channel_not_found")
           throw error;
         if (code === "missing_scope" && !warnedNoHistoryScope) {

@@ -3,14 +3,15 @@
  * after "Add line"/"Remove line"/"Add bundle", and "Fix and resubmit" (the stored draft with the supplier's
  * objections on their fields).
  */
-import type { types, webApi } from "@slack/bolt";
+import type { types } from "@slack/bolt";
 import type { Profile } from "../config/customer-schema.ts";
 import { emptyDraft, type OrderDraft, parseStoredDraft } from "../orders/draft.ts";
 import { type FieldErrors, fieldErrorsFromDetails } from "../orders/fields.ts";
-import type { Order } from "../store/repositories/orders.ts";
+import type { Order } from "../orders/model/order.ts";
 import { buildNoticeModal, buildOrderModal } from "./blocks/order-modal.ts";
 import type { SlackContext } from "./context.ts";
 import type { ModalMetadata } from "./metadata.ts";
+import type { WebClient } from "./outbound/index.ts";
 
 /** The view with its metadata sealed for `userId`, the only user whose payloads may carry it back. */
 export function sealedFor(ctx: SlackContext, userId: string, view: types.ModalView): types.ModalView {
@@ -92,12 +93,10 @@ export function resubmitModal(ctx: SlackContext, order: Order, userId: string): 
   if (!stored) return null;
   const mine = seesPersonalData(order, userId);
   const draft = mine ? stored : withoutPersonalData(stored);
-  const error = (order.lastError ?? {}) as { code?: unknown; details?: unknown };
+  const failure = order.failure;
   let errors: FieldErrors = {};
-  if (error.details && typeof error.details === "object") {
-    errors = fieldErrorsFromDetails(error.details as Record<string, string[]>);
-  }
-  if (error.code === "DUPLICATE_ORDER") {
+  if (failure?.reason === "rejected" && failure.details) errors = fieldErrorsFromDetails(failure.details);
+  if (failure?.reason === "duplicate_number") {
     errors.externalDocumentNumber = [
       `The supplier already has an order numbered ${order.externalDocumentNumber}. Leave this empty to get a new number, or type another one.`,
     ];
@@ -137,7 +136,7 @@ export function notAllowedModal(message: string): types.ModalView {
  */
 export async function replaceIfNotAllowed(
   ctx: SlackContext,
-  client: webApi.WebClient,
+  client: WebClient,
   view: { id?: string; hash?: string } | undefined,
   profiles: readonly Profile[],
   userId: string,

@@ -2,8 +2,8 @@
  * Why a Socket Mode connection could not be opened, in one place for the app (logs, metrics, start-up) and
  * `order-desk doctor`: a short label for metrics, a sentence saying what to do, and whether waiting can help.
  */
-import { webApi } from "@slack/bolt";
 import { UnrecoverableSocketModeStartError } from "@slack/socket-mode";
+import { toSlackCallError } from "./outbound/index.ts";
 
 /** What `apps.connections.open`'s refusals mean for whoever configures SLACK_APP_TOKEN. */
 const HINTS: Record<string, string> = {
@@ -66,8 +66,9 @@ export class SlackAppTokenRefusedError extends Error {
 }
 
 export function describeConnectFailure(error: unknown): ConnectFailure {
-  if (error instanceof webApi.WebAPIPlatformError) {
-    const code = String(error.data.error);
+  const failed = toSlackCallError("apps.connections.open", error);
+  if (failed.code === "SLACK_REFUSED") {
+    const code = failed.slackError ?? "?";
     const hint = HINTS[code];
     return {
       label: code,
@@ -75,23 +76,24 @@ export function describeConnectFailure(error: unknown): ConnectFailure {
       permanent: PERMANENT.has(code),
     };
   }
-  if (error instanceof webApi.WebAPIRateLimitedError) {
+  if (failed.code === "SLACK_RATE_LIMITED") {
+    const retryAfterMs = failed.retryAfterMs ?? 1000;
     return {
       label: "ratelimited",
-      message: `apps.connections.open was rate limited (retry after ${error.retryAfter} s)`,
+      message: `apps.connections.open was rate limited (retry after ${retryAfterMs / 1000} s)`,
       permanent: false,
-      retryAfterMs: error.retryAfter * 1000,
+      retryAfterMs,
     };
   }
-  if (error instanceof webApi.WebAPIHTTPError) {
+  if (failed.code === "SLACK_HTTP_ERROR") {
     return {
-      label: `http_${error.statusCode}`,
-      message: `apps.connections.open: HTTP ${error.statusCode} ${error.statusMessage}`,
+      label: `http_${failed.statusCode}`,
+      message: `apps.connections.open: HTTP ${failed.statusCode} ${failed.statusMessage ?? ""}`,
       permanent: false,
     };
   }
-  if (error instanceof webApi.WebAPIRequestError) {
-    const original = error.original as
+  if (failed.networkError !== undefined) {
+    const original = failed.networkError as
       | { name?: string; message?: string; cause?: { code?: string; message?: string } }
       | undefined;
     const timeout = original?.name === "TimeoutError" || original?.name === "AbortError";
@@ -99,7 +101,7 @@ export function describeConnectFailure(error: unknown): ConnectFailure {
     const cause = original?.cause?.code ?? original?.cause?.message;
     return {
       label: timeout ? "timeout" : "unreachable",
-      message: `could not reach Slack for apps.connections.open: ${original?.message ?? error.message}${cause ? ` (${cause})` : ""}`,
+      message: `could not reach Slack for apps.connections.open: ${original?.message ?? (error as Error).message}${cause ? ` (${cause})` : ""}`,
       permanent: false,
     };
   }

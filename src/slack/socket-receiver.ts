@@ -17,6 +17,7 @@
  */
 import { type App, type Logger as SlackLogger, SocketModeReceiver, type webApi } from "@slack/bolt";
 import type { Logger } from "pino";
+import { slackClientOptions } from "./outbound/index.ts";
 import { DISCONNECT_REQUESTED, quieter, SlackSocketClient } from "./socket-client.ts";
 import { handToBolt, type SocketEnvelope } from "./socket-dispatch.ts";
 import {
@@ -212,13 +213,8 @@ export class SlackSocketReceiver extends SocketModeReceiver {
       // Reconnecting is done here (backoff, make-before-break); the client opens one connection and reports.
       autoReconnectEnabled: false,
       ...(this.options.pingTimeoutMs !== undefined ? { clientPingTimeout: this.options.pingTimeoutMs } : {}),
-      clientOptions: {
-        ...(clientOptions.slackApiUrl ? { slackApiUrl: clientOptions.slackApiUrl } : {}),
-        timeout: clientOptions.timeout,
-        // One call per attempt: the loop above retries, with its backoff, forever.
-        retryConfig: { retries: 0 },
-        rejectRateLimitedCalls: true,
-      },
+      // `background`: one call per attempt; the loop above retries, with its backoff, forever.
+      clientOptions: slackClientOptions({ policy: "background", ...clientOptions }),
     });
     const conn: Connection = {
       id: ++this.nextId,

@@ -18,8 +18,8 @@ export interface SlackSocketReceiverOptions {
   /** For the SDK's own log lines. */
   sdkLogger: SlackLogger;
   logger: Logger;
-  /** `apps.connections.open`: the API URL (the fake Slack) and a timeout per call. */
-  clientOptions: { slackApiUrl?: string; timeout: number };
+  /** `apps.connections.open`: a timeout per call and the API URL (the fake Slack). */
+  clientOptions: { timeoutMs: number; apiUrl?: string };
   metrics?: Pick<Metrics, "slackSocketConnections" | "slackSocketReconnects" | "slackSocketConnectFailures">;
   reconnect?: SocketReconnectOptions;
   /** From asking for a connection to Slack's hello (default 15 s). */

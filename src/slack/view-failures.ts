@@ -5,9 +5,9 @@
  * `response_url` (slash commands, shortcuts, message buttons), else an ephemeral message in the channel the form
  * belongs to, else a DM from the app (App Home).
  */
-import { type RespondFn, webApi } from "@slack/bolt";
+import type { RespondFn } from "@slack/bolt";
 import type { Logger } from "pino";
-import { slackErrorCode } from "./web-errors.ts";
+import { slackErrorOf, toSlackCallError, type WebClient } from "./outbound/index.ts";
 
 export interface NoticeTarget {
   userId: string;
@@ -32,10 +32,11 @@ type Failure =
   | { kind: "refused"; code: string };
 
 function classify(error: unknown): Failure {
-  const code = slackErrorCode(error);
+  const failed = toSlackCallError("views", error);
+  const code = failed.slackError;
   if (code !== null) return TOO_SLOW.has(code) ? { kind: "slow" } : { kind: "refused", code };
-  if (error instanceof webApi.WebAPIRateLimitedError) return { kind: "busy" };
-  if (error instanceof webApi.WebAPIHTTPError) return { kind: "down", status: error.statusCode };
+  if (failed.code === "SLACK_RATE_LIMITED") return { kind: "busy" };
+  if (failed.code === "SLACK_HTTP_ERROR") return { kind: "down", status: failed.statusCode ?? 0 };
   // A timeout or a dropped connection.
   return { kind: "slow" };
 }
@@ -65,7 +66,7 @@ export function viewFailureText(error: unknown, action: "open" | "update", retry
 
 /** Sends `text` to the user by the most private way the interaction allows; falls back down the list. */
 export async function notifyUser(
-  client: webApi.WebClient,
+  client: WebClient,
   target: NoticeTarget,
   text: string,
   logger: Logger,
@@ -91,14 +92,14 @@ export async function notifyUser(
 
 /** Logs why the form did not open or change, and tells the user; never throws (the listener has acked). */
 export async function tellViewFailed(
-  client: webApi.WebClient,
+  client: WebClient,
   target: NoticeTarget,
   error: unknown,
   options: { action: "open" | "update"; retry: string; logger: Logger },
 ): Promise<void> {
   const { logger } = options;
   logger.warn(
-    { err: error, slackError: slackErrorCode(error), userId: target.userId },
+    { err: error, slackError: slackErrorOf(error), userId: target.userId },
     `views.${options.action} failed; telling the user`,
   );
   try {

@@ -4,6 +4,5 @@ export { LOCK_FILE_NAME } from "./lock.ts";
 export { loadMigrations, MIGRATIONS_DIR, runMigrations } from "./migrate.ts";
 export type { NewEvent, StoredEvent } from "./repositories/events.ts";
 export * as events from "./repositories/events.ts";
-export type { JsonObject, NewOrder, Order, OrderSource } from "./repositories/orders.ts";
 export * as orders from "./repositories/orders.ts";
 export * as sequences from "./repositories/sequences.ts";

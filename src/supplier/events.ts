@@ -8,7 +8,11 @@ import { z } from "zod";
 import { InvalidSupplierEventError } from "./errors.ts";
 import { correlationIdSchema } from "./schema.ts";
 
-/** States the supplier reports, in the order an order normally moves through them. */
+/**
+ * States the supplier reports, as the contract names them, in the order an order normally moves through them.
+ * An order's status model (these plus our own states, their ranking, terminal-ness) is the domain's:
+ * orders/model/status.ts.
+ */
 export const SUPPLIER_ORDER_STATES = [
   "received",
   "validated",
@@ -22,49 +26,6 @@ export const SUPPLIER_ORDER_STATES = [
 ] as const;
 export type SupplierOrderState = (typeof SUPPLIER_ORDER_STATES)[number];
 
-/** Supplier states plus our own: `queued` (stored, not yet sent), `placing` (request in flight), `failed`. */
-export const ORDER_STATES = [...SUPPLIER_ORDER_STATES, "queued", "placing", "failed"] as const;
-export type OrderState = (typeof ORDER_STATES)[number];
-/** Alias: the status field of an order or of a status event. */
-export type OrderStatus = OrderState;
-
-/**
- * Progress rank used so that an older event never overwrites a newer status: apply a status only when its rank
- * is ≥ the current one (ties broken by `occurredAt`). `failed` ranks below `received` because a placement we
- * gave up on (e.g. a timeout) may still have reached the supplier, whose events then win. `partially_shipped`
- * ranks below `shipped`. `delivered` and `cancelled` are terminal.
- */
-const RANK: Record<OrderState, number> = {
-  queued: 0,
-  placing: 1,
-  failed: 2,
-  received: 3,
-  validated: 4,
-  in_fulfilment: 5,
-  picked: 6,
-  packed: 7,
-  partially_shipped: 8,
-  shipped: 9,
-  delivered: 10,
-  cancelled: 11,
-};
-
-export function statusRank(status: OrderState): number {
-  return RANK[status];
-}
-
-export function isOrderState(value: unknown): value is OrderState {
-  return typeof value === "string" && Object.hasOwn(RANK, value);
-}
-
-/** True when `next` may replace `current` (it is at least as far along). */
-export function isNewerOrEqualStatus(current: OrderState, next: OrderState): boolean {
-  return RANK[next] >= RANK[current];
-}
-
-export const TERMINAL_ORDER_STATES: ReadonlySet<OrderState> = new Set<OrderState>(["delivered", "cancelled"]);
-
-export const orderStateSchema = z.enum(ORDER_STATES);
 export const supplierOrderStateSchema = z.enum(SUPPLIER_ORDER_STATES);
 
 export const supplierEventSchema = z.looseObject({

@@ -22,7 +22,9 @@
  * and exactly one such order has it, the event tells us the correlation id and we adopt it.
  */
 import type { Jobs, ManyJob } from "../jobs/jobs.ts";
+import type { PostUpdateJobData } from "../jobs/payloads.ts";
 import { QUEUES } from "../jobs/queues.ts";
+import { neverReachedSupplier } from "../orders/model/failure.ts";
 import { enqueuePostUpdate, postUpdateJob } from "../orders/updates/enqueue.ts";
 import type { Queryable, Store } from "../store/db.ts";
 import { GroupCommit } from "../store/group-commit.ts";
@@ -53,18 +55,13 @@ export interface Ingester {
   ingest(event: SupplierEvent, payload: object): Promise<IngestResult>;
 }
 
-/** The rejection codes an order can carry that prove the supplier never created it. */
-function neverReachedSupplier(lastError: Record<string, unknown> | null): boolean {
-  return lastError?.kind === "rejected" && lastError.code !== "DUPLICATE_ORDER";
-}
-
 async function adoptByDocumentNumber(
   tx: Queryable,
   correlationId: string,
   externalDocumentNumber: string,
 ): Promise<string | null> {
   const candidates = (await findOrdersByExternalDocumentNumber(tx, externalDocumentNumber)).filter(
-    (o) => o.correlationId === null && !neverReachedSupplier(o.lastError),
+    (o) => o.correlationId === null && !neverReachedSupplier(o.failure),
   );
   const only = candidates.length === 1 ? candidates[0] : undefined;
   if (!only) return null;
@@ -128,7 +125,7 @@ export function createIngester(deps: IngestDeps): Ingester {
         })),
       );
       const written = new Map<string, Written>();
-      const jobs: ManyJob[] = [];
+      const jobs: ManyJob<PostUpdateJobData>[] = [];
       for (const p of first.values()) {
         const s = stored.get(p.event.id) ?? { inserted: false, orderId: null };
         if (!s.inserted) {

@@ -25,10 +25,14 @@ import type { Store } from "../store/db.ts";
 import { InvalidSupplierEventError } from "../supplier/errors.ts";
 import { parseSupplierEvent } from "../supplier/events.ts";
 import { MAX_BODY_BYTES } from "../supplier/schema.ts";
+import {
+  InvalidWebhookSecretError,
+  verifyWebhook,
+  WebhookVerificationError,
+} from "../supplier/webhook-signature.ts";
 import { checkDeclaredLength, readRawBody } from "./body.ts";
 import { WebhookRejectedError } from "./errors.ts";
 import { createIngester, type IngestResult } from "./ingest.ts";
-import { InvalidWebhookSecretError, verifyWebhook, WebhookVerificationError } from "./signature.ts";
 
 export const WEBHOOK_PATH = "/webhooks/supplier";
 

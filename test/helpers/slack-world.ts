@@ -3,11 +3,11 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Customer, createCustomer } from "../../src/config/catalog.ts";
 import { type CustomerConfig, parseCustomerConfig } from "../../src/config/customer.ts";
-import { createJobs, type JobContext, type Jobs } from "../../src/jobs/index.ts";
-import { placeOrderJob } from "../../src/orders/place.ts";
+import { createJobs, type JobHandler, type Jobs, type PlaceOrderJobData } from "../../src/jobs/index.ts";
+import { type PlacementHandlers, placeOrderJob } from "../../src/orders/place.ts";
+import { workPlacement } from "../../src/orders/placement-queues.ts";
 import { showOrder } from "../../src/orders/show-order.ts";
 import { createPostUpdateWorker, type PostUpdateWorker } from "../../src/orders/updates/post-update.ts";
-import { createSlackChat } from "../../src/orders/updates/slack-chat.ts";
 import { EnvKeyProvider } from "../../src/secrets/env-provider.ts";
 import {
   type CreateSlackAppOptions,
@@ -16,6 +16,7 @@ import {
   type SlackApp,
 } from "../../src/slack/app.ts";
 import { orderMessage } from "../../src/slack/blocks/order-message.ts";
+import { createSlackChat } from "../../src/slack/outbound/index.ts";
 import type { Store } from "../../src/store/db.ts";
 import { SupplierClient, type SupplierClientOptions } from "../../src/supplier/client.ts";
 import { attachOrphanEvents } from "../../src/webhooks/orphans.ts";
@@ -45,7 +46,7 @@ export function exampleConfig(): CustomerConfig {
   return config;
 }
 
-type PlaceOrderHandler = (job: JobContext<unknown>) => Promise<void>;
+type PlaceOrderHandler = JobHandler<PlaceOrderJobData>;
 
 /** How Slack reaches the app: signed HTTP requests, or envelopes over a Socket Mode WebSocket. */
 export type Transport = "http" | "socket";
@@ -75,11 +76,11 @@ export interface SlackWorldOptions {
   slackTimeoutMs?: number;
   /** The Slack app's logger (default silent), e.g. the app's own `createLogger` at debug level. */
   logger?: CreateSlackAppOptions["logger"];
-  /** Wraps the place-order handler before it is registered (the workflow step's `withWorkflowSteps`). */
+  /** Wraps the placement handlers before they are registered (the workflow step's `withWorkflowSteps`). */
   wrapPlaceOrder?: (
-    handler: PlaceOrderHandler,
+    handlers: PlacementHandlers,
     parts: { store: Store; jobs: Jobs; slack: SlackApp; fake: FakeSlack },
-  ) => PlaceOrderHandler;
+  ) => Parameters<typeof workPlacement>[1];
 }
 
 export interface SlackWorld {
@@ -118,7 +119,12 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
   const jobs = createJobs({
     store,
     pollIntervalMs: 100,
-    policies: { "place-order": { ...options.placeOrderPolicy, retryBackoff: false } },
+    policies: {
+      "place-order": { ...options.placeOrderPolicy, retryBackoff: false },
+      // Placement's other kinds had place-order's queue, and so its policy, before they had their own.
+      "show-order": { ...options.placeOrderPolicy, retryBackoff: false },
+      "workflow-deadline": { ...options.placeOrderPolicy, retryBackoff: false },
+    },
   });
   await jobs.start();
   const slack = createSlackApp({
@@ -158,8 +164,9 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
       if (order.correlationId) await attachOrphanEvents({ store, jobs }, order.id, order.correlationId);
     },
   });
-  const placeOrderHandler = options.wrapPlaceOrder?.(placeOrder, { store, jobs, slack, fake }) ?? placeOrder;
-  jobs.work("place-order", placeOrderHandler, { concurrency: 4 });
+  const placement = options.wrapPlaceOrder?.(placeOrder, { store, jobs, slack, fake }) ?? placeOrder;
+  const placeOrderHandler = placement.placeOrder;
+  workPlacement(jobs, placement, { concurrency: 4 });
   const postUpdates = createPostUpdateWorker({
     store,
     slack: createSlackChat({ token: options.botToken, apiUrl: fake.apiUrl, timeoutMs: 5000 }),

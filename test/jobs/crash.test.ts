@@ -10,7 +10,7 @@ import { createJobs, type Jobs } from "../../src/jobs/index.ts";
 import { createJobOwners, type JobOwnersOptions } from "../../src/jobs/pgboss/owners.ts";
 import { openStore, type Store } from "../../src/store/db.ts";
 import { pgliteTemplate, TEST_BACKENDS, testDatabaseUrl, uniqueSchemaName } from "../helpers/db.ts";
-import { CRASH_POLICY, type CrashJob, crashHandler } from "./fixtures/crash-effect.ts";
+import { CRASH_POLICY, crashHandler } from "./fixtures/crash-effect.ts";
 
 const CHILD = fileURLToPath(new URL("./fixtures/crash-child.ts", import.meta.url));
 
@@ -94,7 +94,7 @@ describe.each(TEST_BACKENDS)("a process killed with jobs in flight, on %s", (bac
     });
     cleanup.push(() => jobs.stop({ graceMs: 0 }));
     await jobs.start();
-    jobs.work<CrashJob>("place-order", crashHandler(store, { hang: false }), { concurrency: 2 });
+    jobs.work("place-order", crashHandler(store, { hang: false }), { concurrency: 2 });
 
     const ids = ["before", "after"].map((key) => jobId("place-order", "crash", key));
     const deadline = Date.now() + 20_000;

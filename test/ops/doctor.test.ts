@@ -486,7 +486,7 @@ describe("order-desk doctor on work left in the database", () => {
         setImmediate(failed);
         throw new PermanentJobError("the Slack channel was archived");
       });
-      await jobs.send(QUEUES.postUpdate, { eventId: "evt_1" });
+      await jobs.send(QUEUES.postUpdate, { orderId: "ord_1", eventId: "evt_1" });
       await done;
       await expect.poll(async () => (await jobs.stats())["post-update"].failed, { timeout: 5_000 }).toBe(1);
       await jobs.stop({ graceMs: 1_000 });

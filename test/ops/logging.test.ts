@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { createLogger, redact } from "../../src/log.ts";
 import { emptyDraft, type OrderDraft } from "../../src/orders/draft.ts";
 import type { CreateOrderRequest } from "../../src/supplier/schema.ts";
-import { signWebhook } from "../../src/webhooks/signature.ts";
+import { signWebhook } from "../../src/supplier/webhook-signature.ts";
 
 /** Distinctive values, so a hit in the output can only be a leak. */
 const PERSONAL = {

@@ -186,8 +186,8 @@ describe("external document numbers", () => {
     expect(fillEdn(template, 12345)).toBe("12345/123-12345.12345");
   });
 
-  // The batched intake checks a request with a stand-in number before its number is taken (one statement
-  // takes the number and stores the order). A rule that depends on the number's value breaks that: this fails.
+  // A submit is checked with a stand-in number before its number is taken (the check answers the modal before
+  // anything is written). A rule that depends on the number's value would make that answer wrong: this fails.
   it("are judged by the supplier's rules the same whatever their counter's value", () => {
     const profile = customer.profile("Acme US")!;
     const verdicts = (input: ReturnType<typeof draft>) =>

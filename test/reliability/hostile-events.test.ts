@@ -14,7 +14,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signWebhook } from "../../src/webhooks/signature.ts";
+import { signWebhook } from "../../src/supplier/webhook-signature.ts";
 import { type InProcessDesk, startInProcessDesk, watchForCrashes } from "./harness/in-process.ts";
 import { scanFile } from "./harness/logs.ts";
 import { record } from "./harness/results.ts";

@@ -692,8 +692,7 @@ describe("Slack requests under hostile input", () => {
             )
             .catch(() => undefined);
           const text = String((answers?.[0]?.body as { text?: unknown } | undefined)?.text ?? "");
-          const valid =
-            /^\s*(\d{4}-(0[1-9]|1[0-2]))?\s*$/.test(typed) && !/^\s*[013-9]\d{3}-/.test(typed);
+          const valid = /^\s*(\d{4}-(0[1-9]|1[0-2]))?\s*$/.test(typed) && !/^\s*[013-9]\d{3}-/.test(typed);
           if (user === OUTSIDER) {
             if (!text.includes("Only Order Desk admins"))
               fail(`an outsider was not refused: ${input} → ${text}`);

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { Pool } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateWebhookSecret, signWebhook } from "../../src/webhooks/signature.ts";
+import { generateWebhookSecret, signWebhook } from "../../src/supplier/webhook-signature.ts";
 import { type InProcessDesk, startInProcessDesk, watchForCrashes } from "./harness/in-process.ts";
 import { scanFile } from "./harness/logs.ts";
 import { record } from "./harness/results.ts";

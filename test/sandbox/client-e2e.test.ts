@@ -16,7 +16,7 @@ import {
   UnauthorizedError,
 } from "../../src/supplier/errors.ts";
 import { parseSupplierEvent } from "../../src/supplier/events.ts";
-import { verifyWebhook } from "../../src/webhooks/signature.ts";
+import { verifyWebhook } from "../../src/supplier/webhook-signature.ts";
 import { dispatcher, KEY, type Receiver, SECRET, startReceiver, validOrder, waitFor } from "./support.ts";
 
 let sandbox: SandboxHandle;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { statusRank } from "../../src/orders/model/status.ts";
 import { eventId, type PlannedEvent, planFulfilment, toSupplierEvent } from "../../src/sandbox/fulfilment.ts";
 import { createRandom } from "../../src/sandbox/random.ts";
-import { parseSupplierEvent, statusRank } from "../../src/supplier/events.ts";
+import { parseSupplierEvent } from "../../src/supplier/events.ts";
 import { checkOrderRequest } from "../../src/supplier/rules.ts";
 import type { CreateOrderRequest } from "../../src/supplier/schema.ts";
 import { validOrder } from "./support.ts";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runSandbox } from "../../src/sandbox/cli.ts";
+import { runSandboxCommand } from "../../src/cli/sandbox.ts";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
 import { openStore } from "../../src/store/db.ts";
 import { getTestStore, openTestStore, pgliteTemplate } from "../helpers/db.ts";
@@ -37,6 +37,7 @@ describe("sandbox on the project store", () => {
       // First run: realistic speed, so the order is mid-fulfilment and its first event undelivered at shutdown.
       const first = await startSandbox({
         dataDir,
+        openDatabase: (d, logger) => openStore({ dataDir: d, logger }),
         apiKeys: [KEY],
         webhookUrl: receiver.url,
         webhookSecret: SECRET,
@@ -59,7 +60,7 @@ describe("sandbox on the project store", () => {
         ready = resolve;
       });
       const out: string[] = [];
-      const exit = runSandbox(
+      const exit = runSandboxCommand(
         [
           "--port",
           "0",

@@ -3,11 +3,11 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createCustomer } from "../../src/config/catalog.ts";
 import { emptyDraft } from "../../src/orders/draft.ts";
+import type { Order } from "../../src/orders/model/order.ts";
 import { buildHomeView } from "../../src/slack/blocks/home.ts";
 import { orderMessage } from "../../src/slack/blocks/order-message.ts";
 import { buildOrderModal, MAX_MODAL_LINES, MAX_VIEW_BLOCKS } from "../../src/slack/blocks/order-modal.ts";
 import { decodeMetadata, encodeMetadata } from "../../src/slack/metadata.ts";
-import type { Order } from "../../src/store/repositories/orders.ts";
 import { formatProblems, validateBlocks, validateView } from "../../tools/fake-slack/blocks.ts";
 import { exampleConfig } from "./support/harness.ts";
 
@@ -35,7 +35,7 @@ function order(overrides: Partial<Order> = {}, lines = 1): Order {
     status: "placing",
     statusAt: now,
     statusOccurredAt: null,
-    lastError: null,
+    failure: null,
     request: {
       externalDocumentNumber: "ABC-1-1",
       type: "New",
@@ -124,8 +124,9 @@ describe("the order message", () => {
   it("offers Fix and resubmit only for an order the supplier refused or never got", () => {
     const rejected = order({
       status: "failed",
-      lastError: {
+      failure: {
         kind: "rejected",
+        reason: "rejected",
         code: "VALIDATION_FAILED",
         details: { "Shipping.City": ["'Shipping.City' is unknown."] },
       },
@@ -142,7 +143,11 @@ describe("the order message", () => {
       customerReference: "<!channel> T-1",
       externalDocumentNumber: `<@U0BOSS>${long(5_000)}`,
       status: "failed",
-      lastError: { kind: "failed", message: `refused <https://phish.example|here> ${long(900_000)}` },
+      failure: {
+        kind: "failed",
+        reason: "unexpected",
+        message: `refused <https://phish.example|here> ${long(900_000)}`,
+      },
     });
     const { text } = orderMessage(hostile, { customer });
     // Names the order number and the ticket (what notifications show), both escaped and cut short.
@@ -150,7 +155,7 @@ describe("the order message", () => {
       /^Not placed, order &lt;@U0BOSS&gt;x+… for &lt;!channel&gt; T-1: Refused &lt;https:\/\/phish/,
     );
     expect(text.length).toBeLessThan(700);
-    const placed = orderMessage({ ...hostile, status: "received", lastError: null }, { customer });
+    const placed = orderMessage({ ...hostile, status: "received", failure: null }, { customer });
     expect(placed.text).toContain("(&lt;@U0BOSS&gt;xxx");
     expect(placed.text.length).toBeLessThan(300);
   });

@@ -348,7 +348,7 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
         (o) => o.customerReference === "PO-2" && o.status === "failed",
         "rejection",
       );
-      expect(rejected.lastError).toMatchObject({ kind: "rejected", code: "DUPLICATE_ORDER" });
+      expect(rejected.failure).toMatchObject({ kind: "rejected", code: "DUPLICATE_ORDER" });
       const message = await h.fake.waitFor(() => {
         const m = h.fake.message(HELPDESK, rejected.slackMessageTs ?? "");
         return m && JSON.stringify(m.versions.at(-1)?.blocks).includes("already has an order numbered PO-777")

@@ -5,10 +5,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Order } from "../../src/orders/model/order.ts";
 import { generateTestKey } from "../../src/sandbox/keys.ts";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
 import { insertEventIfNew } from "../../src/store/repositories/events.ts";
-import type { Order } from "../../src/store/repositories/orders.ts";
 import { type Harness, HELPDESK, OUTSIDER, startHarness, VALID_FORM } from "./support/harness.ts";
 
 let sandbox: SandboxHandle;

@@ -4,14 +4,15 @@
  * delays of a busy machine do not count against us) and answers 429 to a post that comes too soon.
  */
 import { randomUUID } from "node:crypto";
-import { webApi } from "@slack/bolt";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createCustomer } from "../../src/config/catalog.ts";
 import { loadCustomerConfig } from "../../src/config/customer.ts";
+import type { Order } from "../../src/orders/model/order.ts";
 import { ChannelPacer } from "../../src/orders/updates/pacer.ts";
 import { createSlackNotifier } from "../../src/slack/notifier.ts";
+import { createSlackWebClient } from "../../src/slack/outbound/index.ts";
 import type { Store } from "../../src/store/db.ts";
-import { insertOrder, type Order } from "../../src/store/repositories/orders.ts";
+import { insertOrder } from "../../src/store/repositories/orders.ts";
 import { type FakeSlack, startFakeSlack } from "../../tools/fake-slack/index.ts";
 import { getTestStore } from "../helpers/db.ts";
 import { validOrder } from "../supplier/support/fixtures.ts";
@@ -54,10 +55,11 @@ it("posts seven order messages for one channel at once (a restart's backlog) at 
 }, async () => {
   const customer = createCustomer(await loadCustomerConfig("examples/order-desk.config.yml"));
   const notifier = createSlackNotifier({
-    client: new webApi.WebClient(fake.botToken, {
-      slackApiUrl: fake.apiUrl,
-      rejectRateLimitedCalls: true,
-      retryConfig: { retries: 0 },
+    client: createSlackWebClient({
+      token: fake.botToken,
+      policy: "background",
+      timeoutMs: 5_000,
+      apiUrl: fake.apiUrl,
     }),
     customer,
     // Alerts go to the same channel here: they share its pace with the order messages.

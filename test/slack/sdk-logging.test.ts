@@ -6,9 +6,10 @@
  */
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, slackSdkLogger } from "../../src/log.ts";
+import { createLogger } from "../../src/log.ts";
 import { generateTestKey } from "../../src/sandbox/keys.ts";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
+import { slackSdkLogger } from "../../src/slack/outbound/index.ts";
 import { fakeSlackToken } from "../../tools/fake-tokens.ts";
 import { type Harness, HELPDESK, startHarness, VALID_FORM } from "./support/harness.ts";
 

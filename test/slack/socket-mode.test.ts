@@ -7,11 +7,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMetrics, type Metrics } from "../../src/metrics.ts";
 import { withWorkflowSteps } from "../../src/orders/workflow/placement-job.ts";
-import { createSlackWorkflowFunctions } from "../../src/orders/workflow/slack-functions.ts";
 import { generateTestKey } from "../../src/sandbox/keys.ts";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
 import { createSlackApp } from "../../src/slack/app.ts";
 import * as functions from "../../src/slack/listeners/functions/index.ts";
+import { createSlackWorkflowFunctions } from "../../src/slack/outbound/index.ts";
 import { SlackAppTokenRefusedError } from "../../src/slack/socket-errors.ts";
 import { EXAMPLE_DELIVERY } from "../../tools/example-form.ts";
 import { runWorkflowStep, SlackUser, startFakeSlack } from "../../tools/fake-slack/index.ts";

@@ -41,8 +41,8 @@ it("alerts the admin channel once with the key redacted, and ends the orders as 
       ticket,
       15_000,
     );
-    expect(failed.lastError).toMatchObject({ kind: "failed", code: "UNAUTHORIZED" });
-    expect(failed.lastError).not.toHaveProperty("retriesExhausted");
+    expect(failed.failure).toMatchObject({ kind: "failed", code: "UNAUTHORIZED" });
+    expect(failed.failure).not.toHaveProperty("retriesExhausted");
     const shown = await h.fake.waitFor(() => {
       const m = h.fake.message(failed.slackChannelId ?? "", failed.slackMessageTs ?? "");
       const blocks = JSON.stringify(m?.versions.at(-1)?.blocks);

@@ -104,7 +104,7 @@ describe("prebuilt data directory of the embedded store", () => {
       // The jobs start on it as on any store: the schema is pg-boss's own.
       const jobs = createJobs({ store: again.store });
       await jobs.start();
-      expect(await jobs.send(QUEUES.postUpdate, { orderId: "o-1" })).not.toBeNull();
+      expect(await jobs.send(QUEUES.postUpdate, { orderId: "o-1", eventId: "e-1" })).not.toBeNull();
       await jobs.stop({ graceMs: 0 });
     } finally {
       await again.store.close();

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { NewOrder } from "../../src/orders/model/order.ts";
 import type { Store } from "../../src/store/db.ts";
 import {
   applySupplierStatus,
@@ -12,7 +13,6 @@ import {
   markPlacing,
   markRejected,
   mergeTracking,
-  type NewOrder,
   resetForResubmit,
   setCorrelationId,
   setOriginMessage,
@@ -126,7 +126,7 @@ describe.each(TEST_BACKENDS)("orders repository on %s", (backend) => {
     expect((await markPlacing(store, order.id))?.status).toBe("placing");
     const correlationId = randomUUID();
     const placed = await markPlaced(store, order.id, { correlationId, placedEarlier: false });
-    expect(placed).toMatchObject({ status: "received", correlationId, lastError: null });
+    expect(placed).toMatchObject({ status: "received", correlationId, failure: null });
     expect((await getOrderByCorrelationId(store, correlationId))?.id).toBe(order.id);
     // A placed order is never placed again, and its correlation id never replaced.
     expect(await markPlacing(store, order.id)).toBeNull();
@@ -149,11 +149,13 @@ describe.each(TEST_BACKENDS)("orders repository on %s", (backend) => {
     const { order } = await insertOrder(store, newOrder());
     await markPlacing(store, order.id);
     const rejected = await markRejected(store, order.id, {
+      kind: "rejected",
+      reason: "rejected",
       code: "VALIDATION_FAILED",
       details: { "Shipping.CountryIso2": ["unknown country"] },
     });
     expect(rejected?.status).toBe("failed");
-    expect(rejected?.lastError).toMatchObject({ kind: "rejected", code: "VALIDATION_FAILED" });
+    expect(rejected?.failure).toMatchObject({ kind: "rejected", code: "VALIDATION_FAILED" });
 
     const fixed = request(`${order.externalDocumentNumber}-2`);
     expect(rejected).toMatchObject({ resubmittedBy: null, resubmittedAt: null });
@@ -164,7 +166,7 @@ describe.each(TEST_BACKENDS)("orders repository on %s", (backend) => {
     });
     expect(resubmitted).toMatchObject({
       status: "queued",
-      lastError: null,
+      failure: null,
       externalDocumentNumber: fixed.externalDocumentNumber,
       draft: { fixed: true },
       requestedBy: order.requestedBy,
@@ -180,16 +182,125 @@ describe.each(TEST_BACKENDS)("orders repository on %s", (backend) => {
 
   it("marks a placement that gave up as failed, but never a placed order", async () => {
     const { order } = await insertOrder(store, newOrder());
-    expect(
-      (await markFailed(store, order.id, { code: "SUPPLIER_UNAVAILABLE", attempts: 11 }))?.lastError,
-    ).toEqual({
+    const gaveUp = {
       kind: "failed",
+      reason: "retries_exhausted",
       code: "SUPPLIER_UNAVAILABLE",
-      attempts: 11,
-    });
+      message: "supplier unavailable",
+      maybePlaced: false,
+      retriesExhausted: true,
+    } as const;
+    expect((await markFailed(store, order.id, gaveUp))?.failure).toEqual(gaveUp);
     const placed = await insertOrder(store, newOrder());
     await markPlaced(store, placed.order.id, { correlationId: randomUUID(), placedEarlier: false });
-    expect(await markFailed(store, placed.order.id, { code: "LATE" })).toBeNull();
+    expect(
+      await markFailed(store, placed.order.id, { kind: "failed", reason: "unexpected", code: "LATE" }),
+    ).toBeNull();
+  });
+
+  it("reads the failure rows written by the previous version (no `reason`, ad-hoc keys) as typed variants", async () => {
+    const at = "2025-01-01T10:00:00.000Z";
+    const cases: [stored: unknown, expected: object][] = [
+      [
+        {
+          kind: "rejected",
+          code: "VALIDATION_FAILED",
+          message: "bad",
+          details: { "Shipping.City": ["unknown"] },
+        },
+        {
+          kind: "rejected",
+          reason: "rejected",
+          code: "VALIDATION_FAILED",
+          details: { "Shipping.City": ["unknown"] },
+        },
+      ],
+      [
+        { kind: "rejected", code: "DUPLICATE_ORDER", message: "exists" },
+        { kind: "rejected", reason: "duplicate_number", code: "DUPLICATE_ORDER", message: "exists" },
+      ],
+      [
+        {
+          kind: "retrying",
+          maybePlaced: true,
+          attempt: 3,
+          name: "SupplierUnavailableError",
+          code: "SUPPLIER_UNAVAILABLE",
+          message: "down",
+          correlationId: null,
+        },
+        { kind: "retrying", reason: "retrying", code: "SUPPLIER_UNAVAILABLE", maybePlaced: true, attempt: 3 },
+      ],
+      [
+        {
+          kind: "failed",
+          name: "SupplierServerError",
+          code: "SERVER_ERROR",
+          message: "502",
+          maybePlaced: false,
+          retriesExhausted: true,
+        },
+        {
+          kind: "failed",
+          reason: "retries_exhausted",
+          code: "SERVER_ERROR",
+          maybePlaced: false,
+          retriesExhausted: true,
+        },
+      ],
+      [
+        {
+          kind: "failed",
+          name: "UnauthorizedError",
+          code: "UNAUTHORIZED",
+          message: "key rejected",
+          correlationId: null,
+        },
+        { kind: "failed", reason: "key_refused", code: "UNAUTHORIZED", message: "key rejected" },
+      ],
+      [
+        { kind: "failed", name: "SecretNotFoundError", code: "SECRET_NOT_FOUND", message: "no secret" },
+        { kind: "failed", reason: "key_unavailable", code: "SECRET_NOT_FOUND" },
+      ],
+      [
+        { kind: "failed", code: "ENVIRONMENT_MISMATCH", message: "wrong environment" },
+        { kind: "failed", reason: "profile_misconfigured", code: "ENVIRONMENT_MISMATCH" },
+      ],
+      [
+        {
+          kind: "failed",
+          code: "WORKFLOW_DEADLINE",
+          message: "late",
+          maybePlaced: true,
+          retriedForMs: 60_000,
+          deadlineAt: at,
+        },
+        {
+          kind: "failed",
+          reason: "workflow_deadline",
+          maybePlaced: true,
+          retriedForMs: 60_000,
+          deadlineAt: at,
+        },
+      ],
+      [
+        { kind: "failed", name: "ProtocolError", code: "PROTOCOL_ERROR", message: "not the envelope" },
+        { kind: "failed", reason: "unexpected", code: "PROTOCOL_ERROR", message: "not the envelope" },
+      ],
+      // Not a failure we ever wrote: still readable, so the order is never hidden by it.
+      [
+        { kind: 42, message: "odd" },
+        { kind: "failed", reason: "unexpected", message: "odd" },
+      ],
+    ];
+    for (const [stored, expected] of cases) {
+      const { order } = await insertOrder(store, newOrder());
+      await store.query("UPDATE orders SET status = 'failed', last_error = $2 WHERE id = $1", [
+        order.id,
+        JSON.stringify(stored),
+      ]);
+      expect((await getOrder(store, order.id))?.failure, JSON.stringify(stored)).toMatchObject(expected);
+    }
   });
 
   it("applies supplier statuses only forward: an older or lower event never overwrites a newer status", async () => {
@@ -211,7 +322,7 @@ describe.each(TEST_BACKENDS)("orders repository on %s", (backend) => {
 
   it("lets a supplier status replace a failed placement (the request had reached the supplier)", async () => {
     const { order } = await insertOrder(store, newOrder());
-    await markFailed(store, order.id, { code: "TIMEOUT" });
+    await markFailed(store, order.id, { kind: "failed", reason: "unexpected", code: "TIMEOUT" });
     expect((await applySupplierStatus(store, order.id, "received", new Date()))?.status).toBe("received");
   });
 

@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InvalidSupplierEventError } from "../../src/supplier/errors.ts";
-import {
-  ORDER_STATES,
-  parseSupplierEvent,
-  SUPPLIER_ORDER_STATES,
-  statusRank,
-} from "../../src/supplier/events.ts";
+import { parseSupplierEvent } from "../../src/supplier/events.ts";
 
 const base = {
   id: "evt_01",
@@ -60,25 +55,5 @@ describe("supplier events", () => {
       InvalidSupplierEventError,
     );
     expect(() => parseSupplierEvent("hello")).toThrow(InvalidSupplierEventError);
-  });
-
-  it("ranks states so that an older status never overwrites a newer one", () => {
-    expect(ORDER_STATES).toEqual(
-      expect.arrayContaining([...SUPPLIER_ORDER_STATES, "queued", "placing", "failed"]),
-    );
-    const order = [
-      "queued",
-      "placing",
-      "failed",
-      "received",
-      "validated",
-      "in_fulfilment",
-      "picked",
-      "packed",
-    ] as const;
-    for (let i = 1; i < order.length; i++)
-      expect(statusRank(order[i]!)).toBeGreaterThan(statusRank(order[i - 1]!));
-    expect(statusRank("partially_shipped")).toBeLessThan(statusRank("shipped"));
-    expect(statusRank("delivered")).toBeGreaterThan(statusRank("shipped"));
   });
 });

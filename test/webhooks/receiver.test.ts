@@ -6,7 +6,7 @@ import { QUEUES } from "../../src/jobs/queues.ts";
 import { postUpdateJobId } from "../../src/orders/updates/enqueue.ts";
 import type { Store } from "../../src/store/db.ts";
 import { getEvent } from "../../src/store/repositories/events.ts";
-import { signWebhook } from "../../src/webhooks/signature.ts";
+import { signWebhook } from "../../src/supplier/webhook-signature.ts";
 import { getTestStore } from "../helpers/db.ts";
 import { sendWholeThenRead } from "../helpers/raw-http.ts";
 import {

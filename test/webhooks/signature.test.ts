@@ -7,7 +7,7 @@ import {
   signWebhook,
   verifyWebhook,
   WebhookVerificationError,
-} from "../../src/webhooks/signature.ts";
+} from "../../src/supplier/webhook-signature.ts";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const OTHER = "whsec_c2Vjb25kLXNlY3JldC1mb3Itcm90YXRpb24=";

@@ -9,28 +9,24 @@ import { loadCustomerConfig } from "../../src/config/customer.ts";
 import { healthRoutes, storeCheck } from "../../src/http/health.ts";
 import { type HttpServer, startHttpServer } from "../../src/http/server.ts";
 import { createJobs, type Jobs } from "../../src/jobs/index.ts";
+import type { Order } from "../../src/orders/model/order.ts";
 import type { AdminAlert } from "../../src/orders/ports.ts";
+import type { SlackChat } from "../../src/orders/updates/chat-port.ts";
 import { ChannelPacer } from "../../src/orders/updates/pacer.ts";
 import {
   type PostUpdateDeps,
   type PostUpdateWorker,
   workPostUpdates,
 } from "../../src/orders/updates/post-update.ts";
-import { createSlackChat, type SlackChat } from "../../src/orders/updates/slack-chat.ts";
 import { orderMessage } from "../../src/slack/blocks/order-message.ts";
 import { renderAdminAlert } from "../../src/slack/notifier.ts";
+import { createSlackChat } from "../../src/slack/outbound/index.ts";
 import type { Store } from "../../src/store/db.ts";
 import { insertEventIfNew } from "../../src/store/repositories/events.ts";
-import {
-  getOrder,
-  insertOrder,
-  markPlaced,
-  type Order,
-  setOriginMessage,
-} from "../../src/store/repositories/orders.ts";
+import { getOrder, insertOrder, markPlaced, setOriginMessage } from "../../src/store/repositories/orders.ts";
+import { signWebhook } from "../../src/supplier/webhook-signature.ts";
 import { createOrphanSweeper, type OrphanSweeper } from "../../src/webhooks/orphans.ts";
 import { type WebhookReceiverOptions, webhookRoute } from "../../src/webhooks/receiver.ts";
-import { signWebhook } from "../../src/webhooks/signature.ts";
 import { type FakeSlack, startFakeSlack } from "../../tools/fake-slack/index.ts";
 import { validOrder } from "../supplier/support/fixtures.ts";
 

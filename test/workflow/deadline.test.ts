@@ -63,7 +63,7 @@ describe("Place IT order: supplier unavailable until the deadline", () => {
       { timeout: 2000, interval: 50 },
     );
     expect(order?.status).toBe("failed");
-    expect(order?.lastError).toMatchObject({ kind: "failed", code: "WORKFLOW_DEADLINE" });
+    expect(order?.failure).toMatchObject({ kind: "failed", code: "WORKFLOW_DEADLINE" });
     // It was retried meanwhile, and the channel's message says what happened.
     const attempts = h.fake.calls("chat.update").filter((c) => c.args.ts === order?.slackMessageTs);
     expect(attempts.length).toBeGreaterThanOrEqual(1);
@@ -78,7 +78,7 @@ describe("Place IT order: supplier unavailable until the deadline", () => {
     await h.placeOrderHandler({
       id: placeOrderJobId(order?.id ?? ""),
       queue: QUEUES.placeOrder,
-      data: { orderId: order?.id },
+      data: { orderId: order?.id ?? "" },
       attempt: 4,
       maxAttempts: 51,
       isFinalAttempt: false,
@@ -113,7 +113,7 @@ describe("Place IT order: supplier unavailable until the deadline", () => {
       /may have received it anyway: ask them whether they have order number ONB-202-1/,
     );
     const order = await h.orderFor(step.functionExecutionId);
-    expect(order?.lastError).toMatchObject({ code: "WORKFLOW_DEADLINE", maybePlaced: true });
+    expect(order?.failure).toMatchObject({ code: "WORKFLOW_DEADLINE", maybePlaced: true });
     // The attempt itself answered the workflow and ended its job; no retry is left.
     await vi.waitFor(
       async () =>

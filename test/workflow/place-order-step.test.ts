@@ -44,7 +44,7 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
       // Say where the order got stuck (e.g. the supplier call kept failing).
       const order = await h.orderFor(functionExecutionId);
       throw new Error(
-        `${(error as Error).message}; order: ${JSON.stringify({ status: order?.status, lastError: order?.lastError })}`,
+        `${(error as Error).message}; order: ${JSON.stringify({ status: order?.status, failure: order?.failure })}`,
       );
     }
   }

@@ -18,10 +18,12 @@
 import PgBoss from "pg-boss";
 import { type Logger, pino } from "pino";
 import { withAdvisoryLock } from "../../store/advisory-lock.ts";
-import { afterCommit, type SqlQuery, type Store } from "../../store/db.ts";
+import { afterCommit, type Store } from "../../store/db.ts";
 import { STARTUP_LOCK_KEY_SQL } from "../../store/migrate.ts";
+import { dispatcher, type Handlers } from "../dispatch.ts";
 import { JobsNotStartedError, UnknownQueueError } from "../errors.ts";
 import type { Jobs, ManyJob, WorkOptions } from "../jobs.ts";
+import type { JobData } from "../payloads.ts";
 import { DEFAULT_POLICIES, isQueueName, QUEUE_NAMES, type QueueName, type QueuePolicy } from "../queues.ts";
 import { type FetchedJob, type JobHandler, QueueWorker, type WorkerDeps } from "../worker.ts";
 import { requeueInterrupted } from "./interrupted.ts";
@@ -108,6 +110,7 @@ export function createJobs(options: JobsOptions): Jobs {
   boss.on("error", (error) => logger.error({ err: error }, "pg-boss error"));
 
   const workers = new Map<QueueName, QueueWorker<unknown>>();
+  const handlers: Handlers = {};
   let state: "new" | "starting" | "started" | "stopping" | "stopped" = "new";
   let stopped: Promise<void> | null = null;
 
@@ -242,32 +245,14 @@ export function createJobs(options: JobsOptions): Jobs {
       afterCommit(tx ?? store, () => scheduleWake(queue, soonest(many)));
     },
 
-    async sendManyWithin(queue, many, run) {
-      assertQueue(queue);
-      if (state !== "started") throw new JobsNotStartedError();
-      // pg-boss builds its INSERT (queue policies, defaults) in insert(); we take the text and values it would
-      // run instead of running them, so the job rows follow pg-boss's rules without us copying its SQL.
-      const built: { insert?: SqlQuery } = {};
-      await boss.insert(bossJobs(queue, many), {
-        db: {
-          executeSql: async (text: string, values: unknown[]) => {
-            built.insert = { text, values };
-            return { rows: [] };
-          },
-        },
-      });
-      if (!built.insert) throw new Error("pg-boss built no INSERT for the jobs");
-      const result = await run(built.insert);
-      scheduleWake(queue, soonest(many));
-      return result;
-    },
-
-    work<T>(queue: QueueName, handler: JobHandler<T>, workOptions: WorkOptions = {}) {
+    work<Q extends QueueName>(queue: Q, handler: JobHandler<JobData<Q>>, workOptions: WorkOptions = {}) {
       assertQueue(queue);
       if (workers.has(queue)) throw new Error(`a handler for ${queue} is already registered in this process`);
+      (handlers as Record<QueueName, unknown>)[queue] = handler;
       const concurrency = Math.max(1, Math.floor(workOptions.concurrency ?? 1));
-      const worker = new QueueWorker<T>(queue, handler, concurrency, pollIntervalMs, deps, logger);
-      workers.set(queue, worker as QueueWorker<unknown>);
+      const run = dispatcher(queue, handlers);
+      const worker = new QueueWorker<unknown>(queue, run, concurrency, pollIntervalMs, deps, logger);
+      workers.set(queue, worker);
       if (state === "started") worker.start();
     },
 

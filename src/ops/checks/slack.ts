@@ -5,10 +5,16 @@
  * Slack's hello), then closed.
  */
 import { readFileSync } from "node:fs";
-import { webApi } from "@slack/bolt";
 import { SocketModeClient } from "@slack/socket-mode";
 import { parse } from "yaml";
-import { isNotFound, slackApiNotFoundHint } from "../../slack/api-url.ts";
+import {
+  createSlackWebClient,
+  type SlackCallError,
+  silentSdkLogger,
+  slackApiNotFoundHint,
+  slackClientOptions,
+  toSlackCallError,
+} from "../../slack/outbound/index.ts";
 import { describeConnectFailure, SocketClosedBeforeHelloError } from "../../slack/socket-errors.ts";
 import { type CheckOutcome, describeError, fail, ok, warn } from "../check.ts";
 
@@ -33,30 +39,20 @@ const HINTS: Record<string, string> = {
   team_access_not_granted: "the app is not installed in this workspace: install it from the app's settings",
 };
 
-// The WebClient logs each failed call itself; the doctor reports it instead.
-const silent: webApi.Logger = {
-  debug() {},
-  info() {},
-  warn() {},
-  error() {},
-  setLevel() {},
-  getLevel: () => webApi.LogLevel.ERROR,
-  setName() {},
-};
-
 export async function checkSlackAuth(options: SlackCheckOptions): Promise<CheckOutcome> {
-  const client = new webApi.WebClient(options.botToken, {
-    ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
-    timeout: options.timeoutMs,
-    retryConfig: { retries: 0 },
-    rejectRateLimitedCalls: true,
-    logger: silent,
+  // `background`: the doctor reports a failure (and a 429) at once; the SDK logs nothing, the doctor reports.
+  const client = createSlackWebClient({
+    token: options.botToken,
+    policy: "background",
+    timeoutMs: options.timeoutMs,
+    apiUrl: options.apiUrl,
+    logger: silentSdkLogger,
   });
-  let result: webApi.AuthTestResponse;
+  let result: Awaited<ReturnType<typeof client.auth.test>>;
   try {
     result = await client.auth.test();
   } catch (error) {
-    return fail(explain(error, options.apiUrl));
+    return fail(explain(toSlackCallError("auth.test", error), options.apiUrl));
   }
   const who = `bot ${result.user ?? "?"} (${result.user_id ?? "?"}) in workspace ${result.team ?? "?"} (${result.team_id ?? "?"})`;
   const granted = result.response_metadata?.scopes;
@@ -72,22 +68,25 @@ export async function checkSlackAuth(options: SlackCheckOptions): Promise<CheckO
   return ok(who);
 }
 
-function explain(error: unknown, apiUrl: string | undefined): string {
-  if (error instanceof webApi.WebAPIPlatformError) {
-    const code = error.data.error;
-    return `auth.test: ${code}${HINTS[code] ? ` — ${HINTS[code]}` : ""}`;
+function explain(error: SlackCallError, apiUrl: string | undefined): string {
+  switch (error.code) {
+    case "SLACK_REFUSED": {
+      const code = error.slackError ?? "?";
+      return `auth.test: ${code}${HINTS[code] ? ` — ${HINTS[code]}` : ""}`;
+    }
+    case "SLACK_RATE_LIMITED":
+      return `auth.test was rate limited (retry after ${Math.ceil((error.retryAfterMs ?? 0) / 1000)} s); run the doctor again shortly`;
+    case "SLACK_HTTP_ERROR":
+      if (error.statusCode === 404) return `auth.test: ${slackApiNotFoundHint(apiUrl)}`;
+      return `auth.test: HTTP ${error.statusCode} ${error.statusMessage ?? ""} — is SLACK_API_URL right?`;
+    case "SLACK_UNREACHABLE":
+      if (error.networkError !== undefined) {
+        return `could not reach Slack: ${describeError(error.networkError)} — check the network, a proxy, or SLACK_API_URL`;
+      }
+      return `auth.test failed: ${describeError(error.cause)}`;
+    default:
+      return `auth.test failed: ${error.message}`;
   }
-  if (error instanceof webApi.WebAPIRateLimitedError) {
-    return `auth.test was rate limited (retry after ${error.retryAfter} s); run the doctor again shortly`;
-  }
-  if (isNotFound(error)) return `auth.test: ${slackApiNotFoundHint(apiUrl)}`;
-  if (error instanceof webApi.WebAPIHTTPError) {
-    return `auth.test: HTTP ${error.statusCode} ${error.statusMessage} — is SLACK_API_URL right?`;
-  }
-  if (error instanceof webApi.WebAPIRequestError) {
-    return `could not reach Slack: ${describeError(error.original)} — check the network, a proxy, or SLACK_API_URL`;
-  }
-  return `auth.test failed: ${describeError(error)}`;
 }
 
 export interface SlackSocketCheckOptions {
@@ -103,13 +102,12 @@ export async function checkSlackSocket(options: SlackSocketCheckOptions): Promis
   const client = new SocketModeClient({
     appToken: options.appToken,
     autoReconnectEnabled: false,
-    logger: silent,
-    clientOptions: {
-      ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
-      timeout: options.timeoutMs,
-      retryConfig: { retries: 0 },
-      rejectRateLimitedCalls: true,
-    },
+    logger: silentSdkLogger,
+    clientOptions: slackClientOptions({
+      policy: "background",
+      timeoutMs: options.timeoutMs,
+      apiUrl: options.apiUrl,
+    }),
   });
   const abandon = () => void client.disconnect();
   options.signal?.addEventListener("abort", abandon, { once: true });

@@ -6,7 +6,7 @@
  */
 import type { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { readWebhookSecrets } from "../../secrets/webhook-secrets.ts";
-import { decodeWebhookSecret, InvalidWebhookSecretError } from "../../webhooks/signature.ts";
+import { decodeWebhookSecret, InvalidWebhookSecretError } from "../../supplier/webhook-signature.ts";
 import { type CheckOutcome, describeError, fail, ok } from "../check.ts";
 
 export interface WebhookSecretsCheck {

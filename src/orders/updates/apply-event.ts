@@ -2,10 +2,10 @@
  * Applies one stored supplier event to its order: the status only forward (`applySupplierStatus`), tracking only
  * when newer (tracking.ts). True when the order changed.
  */
-import { parseStoredEvent } from "../../slack/blocks/updates/replies.ts";
 import type { Store } from "../../store/db.ts";
 import type { StoredEvent } from "../../store/repositories/events.ts";
 import { applySupplierStatus, getOrderForUpdate, setTracking } from "../../store/repositories/orders.ts";
+import { parseStoredEvent } from "./stored-event.ts";
 import { foldTracking, readTracking, trackingInfoOf } from "./tracking.ts";
 
 export async function applyEvent(store: Store, orderId: string, event: StoredEvent): Promise<boolean> {

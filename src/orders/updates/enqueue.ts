@@ -7,14 +7,12 @@
 
 import { jobId } from "../../jobs/ids.ts";
 import type { Jobs, ManyJob } from "../../jobs/jobs.ts";
+import type { PostUpdateJobData } from "../../jobs/payloads.ts";
 import { QUEUES } from "../../jobs/queues.ts";
 import type { Queryable } from "../../store/db.ts";
 
-export interface PostUpdateJobData {
-  orderId: string;
-  /** The event that caused the job (for logs; the job posts all of the order's unposted events). */
-  eventId: string;
-}
+/** The `post-update` job's payload (its schema: jobs/payloads.ts). */
+export type { PostUpdateJobData } from "../../jobs/payloads.ts";
 
 export interface EnqueueOptions {
   /** Enqueue inside this transaction (the event's INSERT): no event without its job, no job without its event. */
@@ -47,7 +45,11 @@ export async function enqueuePostUpdate(
 }
 
 /** The same job as `enqueuePostUpdate`'s, for `jobs.sendMany` (the webhook receiver's group commit). */
-export function postUpdateJob(data: PostUpdateJobData, startAt: number, now: () => number): ManyJob {
+export function postUpdateJob(
+  data: PostUpdateJobData,
+  startAt: number,
+  now: () => number,
+): ManyJob<PostUpdateJobData> {
   return {
     data,
     id: postUpdateJobId(data.eventId),

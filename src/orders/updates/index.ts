@@ -1,3 +1,4 @@
+export type { FindReplyArgs, PostMessageArgs, SlackChat, UpdateMessageArgs } from "./chat-port.ts";
 export { enqueuePostUpdate, type PostUpdateJobData, postUpdateJobId } from "./enqueue.ts";
 export * from "./errors.ts";
 export { OrderBusyError, OrderLocks } from "./order-lock.ts";
@@ -10,15 +11,6 @@ export {
   type PostUpdateWorker,
   workPostUpdates,
 } from "./post-update.ts";
-export {
-  createSlackChat,
-  type PostMessageArgs,
-  type SlackChat,
-  type SlackChatOptions,
-  slackChatFromClient,
-  toUpdateError,
-  type UpdateMessageArgs,
-} from "./slack-chat.ts";
 export {
   foldTracking,
   readTracking,

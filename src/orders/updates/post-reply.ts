@@ -7,8 +7,8 @@
 import type { Logger } from "pino";
 import type { Store } from "../../store/db.ts";
 import { markPostSkipped } from "../../store/repositories/events.ts";
-import { SlackMessageRefusedError } from "./errors.ts";
-import type { PostMessageArgs, SlackChat } from "./slack-chat.ts";
+import type { PostMessageArgs, SlackChat } from "./chat-port.ts";
+import { ChatMessageRefusedError } from "./errors.ts";
 
 export type ReplyOutcome =
   | { kind: "posted"; ts: string; shortened: boolean }
@@ -27,34 +27,34 @@ export async function postReply(
   reply: ReplyToPost,
   logger: Logger,
 ): Promise<ReplyOutcome> {
-  let refused: SlackMessageRefusedError;
+  let refused: ChatMessageRefusedError;
   try {
     return { kind: "posted", ts: (await deps.slack.postMessage(reply.message)).ts, shortened: false };
   } catch (error) {
-    if (!(error instanceof SlackMessageRefusedError)) throw error;
+    if (!(error instanceof ChatMessageRefusedError)) throw error;
     refused = error;
   }
   logger.warn(
-    { eventId: reply.eventId, slackError: refused.slackError },
+    { eventId: reply.eventId, slackError: refused.reason },
     "Slack refused the update's reply as built; posting it in short",
   );
-  const short = reply.short(refused.slackError);
+  const short = reply.short(refused.reason);
   try {
     const { ts } = await deps.slack.postMessage({ ...reply.message, text: short.text, blocks: short.blocks });
     return { kind: "posted", ts, shortened: true };
   } catch (error) {
-    if (!(error instanceof SlackMessageRefusedError)) throw error;
+    if (!(error instanceof ChatMessageRefusedError)) throw error;
     await markPostSkipped(deps.store, reply.eventId, {
       code: error.code,
-      slackError: error.slackError,
+      slackError: error.reason,
       message: error.message,
       skipped: true,
       at: deps.now(),
     });
     logger.error(
-      { eventId: reply.eventId, slackError: error.slackError, firstError: refused.slackError },
+      { eventId: reply.eventId, slackError: error.reason, firstError: refused.reason },
       "Slack refused the update's reply even in short; it is skipped so the order's later updates go out",
     );
-    return { kind: "skipped", slackError: error.slackError };
+    return { kind: "skipped", slackError: error.reason };
   }
 }

@@ -3,11 +3,11 @@ import type { Logger } from "pino";
 import type { JobHandler } from "../../jobs/worker.ts";
 import type { Metrics } from "../../metrics.ts";
 import type { Store } from "../../store/db.ts";
-import type { Order } from "../../store/repositories/orders.ts";
+import type { Order } from "../model/order.ts";
 import type { AdminAlert } from "../ports.ts";
+import type { SlackChat } from "./chat-port.ts";
 import type { PostUpdateJobData } from "./enqueue.ts";
 import type { ChannelPacer } from "./pacer.ts";
-import type { SlackChat } from "./slack-chat.ts";
 import type { BroadcastSettings, UpdatesVerbosity } from "./verbosity.ts";
 
 export interface ParentMessage {

@@ -33,14 +33,15 @@ import {
   markPosted,
   type StoredEvent,
 } from "../../store/repositories/events.ts";
-import { getOrder, type Order } from "../../store/repositories/orders.ts";
+import { getOrder } from "../../store/repositories/orders.ts";
+import type { Order } from "../model/order.ts";
 import { applyEvent } from "./apply-event.ts";
 import type { PostUpdateJobData } from "./enqueue.ts";
 import {
-  SlackCallError,
-  SlackDestinationGoneError,
-  SlackMessageRefusedError,
-  SlackRateLimitedError,
+  ChatCallFailedError,
+  ChatDestinationGoneError,
+  ChatMessageRefusedError,
+  ChatRateLimitedError,
 } from "./errors.ts";
 import { OrderBusyError, OrderLocks } from "./order-lock.ts";
 import { ChannelPacer, waitForSlot } from "./pacer.ts";
@@ -92,7 +93,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
     try {
       return await slack.findReply({ channel, threadTs, eventType: REPLY_EVENT_TYPE, eventId: event.id });
     } catch (error) {
-      if (!(error instanceof SlackCallError && error.slackError === "missing_scope")) throw error;
+      if (!(error instanceof ChatCallFailedError && error.reason === "missing_scope")) throw error;
       if (!warnedNoHistoryScope) {
         warnedNoHistoryScope = true;
         logger.warn(
@@ -130,27 +131,27 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
     logger: Logger,
   ): Promise<never> {
     const channel = order.slackChannelId ?? "?";
-    if (error instanceof SlackRateLimitedError) {
+    if (error instanceof ChatRateLimitedError) {
       pacer.pauseUntil(channel, Date.now() + error.retryAfterMs);
       deps.metrics?.slackRateLimited.inc({ method: error.method });
       logger.info({ channel, retryAfterMs: error.retryAfterMs }, "Slack rate limit; re-scheduling");
       throw new RetryLaterError(error.retryAfterMs, error.message, { cause: error });
     }
     const first = pending[0];
-    if (error instanceof SlackDestinationGoneError) {
-      const record = { code: error.code, slackError: error.slackError, message: error.message, at: now() };
+    if (error instanceof ChatDestinationGoneError) {
+      const record = { code: error.code, slackError: error.reason, message: error.message, at: now() };
       // `alerted: false` marks an alert that has not gone out (yet): the order's next run tries it again.
       const reportedBefore =
-        first?.postError?.slackError === error.slackError && first.postError.alerted !== false;
+        first?.postError?.slackError === error.reason && first.postError.alerted !== false;
       const needsAlert = !reportedBefore && deps.alertAdmins !== undefined;
       for (const event of pending) {
         await markPostError(store, event.id, needsAlert ? { ...record, alerted: false } : record);
       }
-      logger.error({ channel, slackError: error.slackError, pending: pending.length }, error.message);
+      logger.error({ channel, slackError: error.reason, pending: pending.length }, error.message);
       if (needsAlert && deps.alertAdmins) {
         await deps
           .alertAdmins({
-            key: `updates-destination-gone:${order.id}:${error.slackError}`,
+            key: `updates-destination-gone:${order.id}:${error.reason}`,
             title: `Order ${order.externalDocumentNumber}: updates cannot be posted`,
             text: [
               `${pending.length} supplier update${pending.length === 1 ? "" : "s"} for order ` +
@@ -178,10 +179,10 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
       }
       throw new PermanentJobError(error.message, { cause: error });
     }
-    if (error instanceof SlackCallError && first) {
+    if (error instanceof ChatCallFailedError && first) {
       await markPostError(store, first.id, {
         code: error.code,
-        slackError: error.slackError,
+        slackError: error.reason,
         message: error.message,
         at: now(),
       }).catch(() => {});
@@ -227,14 +228,14 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
       });
       deps.metrics?.slackPosts.inc({ method: "chat.update" });
     } catch (error) {
-      if (error instanceof SlackRateLimitedError) {
+      if (error instanceof ChatRateLimitedError) {
         deps.metrics?.slackRateLimited.inc({ method: error.method });
         throw new RetryLaterError(error.retryAfterMs, error.message, { cause: error });
       }
       if (
-        error instanceof SlackDestinationGoneError ||
-        error instanceof SlackMessageRefusedError ||
-        (error instanceof SlackCallError && error.slackError)
+        error instanceof ChatDestinationGoneError ||
+        error instanceof ChatMessageRefusedError ||
+        (error instanceof ChatCallFailedError && error.reason)
       ) {
         // The replies are out; a parent we cannot edit (deleted, channel gone) is logged, not retried forever.
         logger.warn({ err: error, channel: order.slackChannelId }, "could not update the order message");

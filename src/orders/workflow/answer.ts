@@ -5,7 +5,8 @@
  */
 import type { Logger } from "pino";
 import type { Store } from "../../store/db.ts";
-import { getOrderForUpdate, type Order, setWorkflow } from "../../store/repositories/orders.ts";
+import { getOrderForUpdate, setWorkflow } from "../../store/repositories/orders.ts";
+import type { Order } from "../model/order.ts";
 import type { OrderNotifier } from "../ports.ts";
 import { parseWorkflowContext, type WorkflowContext } from "./context.ts";
 import type { PlaceOrderOutputs, WorkflowFunctions } from "./ports.ts";

@@ -5,5 +5,4 @@ export * from "./errors.ts";
 export * from "./messages.ts";
 export * from "./placement-job.ts";
 export type * from "./ports.ts";
-export * from "./slack-functions.ts";
 export * from "./start.ts";

@@ -3,9 +3,10 @@
  * who did not write the inputs by hand: each message names the step's inputs as Workflow Builder shows them and says
  * what to do next.
  */
-import type { Order } from "../../store/repositories/orders.ts";
+
 import { fieldErrorsFromDetails } from "../fields.ts";
-import { describeWorkflowErrors } from "../workflow-inputs.ts";
+import type { Order } from "../model/order.ts";
+import type { StepInputNames } from "./ports.ts";
 
 /** Slack does not document a limit for `error`; keep it readable in a Slackbot message. */
 const MAX_MESSAGE_CHARS = 2500;
@@ -54,24 +55,19 @@ export function deadlineMessage(order: Order, retriedForMs: number, maybePlaced:
     : base;
 }
 
-/** Why a placement ended without an order, from `order.lastError` (as recorded by the placement job). */
-export function placementFailedMessage(order: Order): string {
-  const error = order.lastError ?? {};
-  const code = typeof error.code === "string" ? error.code : undefined;
-  const message = typeof error.message === "string" ? error.message : undefined;
-  if (error.kind === "rejected") {
-    if (code === "DUPLICATE_ORDER") {
-      return `The supplier already has an order numbered ${order.externalDocumentNumber}, so ${what(order)} was not placed. If it is a different order, run the workflow again (a new number is generated); otherwise nothing needs doing.`;
-    }
-    const details = error.details;
-    const problems =
-      details && typeof details === "object"
-        ? describeWorkflowErrors(fieldErrorsFromDetails(details as Record<string, string[]>))
-        : [];
+/** Why a placement ended without an order, from `order.failure` (as recorded by the placement job). */
+export function placementFailedMessage(order: Order, names: Pick<StepInputNames, "describeErrors">): string {
+  const failure = order.failure;
+  const message = failure?.message;
+  if (failure?.reason === "duplicate_number") {
+    return `The supplier already has an order numbered ${order.externalDocumentNumber}, so ${what(order)} was not placed. If it is a different order, run the workflow again (a new number is generated); otherwise nothing needs doing.`;
+  }
+  if (failure?.reason === "rejected") {
+    const problems = failure.details ? names.describeErrors(fieldErrorsFromDetails(failure.details)) : [];
     const reasons = problems.length > 0 ? joinProblems(problems) : (message ?? "no reason given");
     return `The supplier refused ${what(order)}: ${reasons}. Fix the inputs of the step and run the workflow again.`;
   }
-  if (error.retriesExhausted === true) {
+  if (failure?.reason === "retries_exhausted") {
     return `The supplier stayed unavailable and Order Desk gave up retrying: ${what(order)} was not placed. Run the workflow again later, or order with /order.`;
   }
   return `${what(order)} could not be placed: ${message ?? "unknown error"}. Ask your Order Desk admin to check the order's message in Slack.`.replace(

@@ -1,5 +1,6 @@
 /**
- * `withWorkflowSteps(placeOrderJob(...), deps)`: the `place-order` handler that also answers workflow steps.
+ * `withWorkflowSteps(placeOrderJob(...), deps)`: the `place-order` handler that also answers workflow steps,
+ * and the `workflow-deadline` handler.
  * Orders without a workflow pass straight through. For a workflow order:
  *
  * - every attempt runs with a signal that aborts at the step's deadline;
@@ -16,22 +17,20 @@
 import { type Logger, pino } from "pino";
 import { RetryLaterError } from "../../jobs/errors.ts";
 import type { Jobs } from "../../jobs/jobs.ts";
+import type { PlaceOrderJobData, WorkflowDeadlineJobData } from "../../jobs/payloads.ts";
 import { QUEUES } from "../../jobs/queues.ts";
-import type { JobContext } from "../../jobs/worker.ts";
+import type { JobContext, JobHandler } from "../../jobs/worker.ts";
 import type { Store } from "../../store/db.ts";
-import {
-  getOrder,
-  getOrderForUpdate,
-  markFailed,
-  type Order,
-  setWorkflow,
-} from "../../store/repositories/orders.ts";
+import { getOrder, getOrderForUpdate, markFailed, setWorkflow } from "../../store/repositories/orders.ts";
+import { mayHaveBeenPlaced } from "../model/failure.ts";
+import type { Order } from "../model/order.ts";
+import type { PlacementHandlers } from "../place.ts";
 import type { OrderNotifier } from "../ports.ts";
 import { showOrder } from "../show-order.ts";
 import { placeOrderJobId } from "../submit.ts";
 import { type AnswerDeps, answerFailed, answerPlaced, isPlaced } from "./answer.ts";
 import { isPastDeadline, parseWorkflowContext, type WorkflowContext } from "./context.ts";
-import { deadlineJobId, deadlineOrderId } from "./deadline-job.ts";
+import { deadlineJobId } from "./deadline-job.ts";
 import { deadlineMessage, placementFailedMessage } from "./messages.ts";
 import type { WorkflowFunctions } from "./ports.ts";
 
@@ -45,7 +44,10 @@ export interface WorkflowPlacementDeps {
   logger?: Logger;
 }
 
-type Handler = (job: JobContext<unknown>) => Promise<void>;
+/** Placement's handlers with the workflow steps' answers, and the deadline job's handler. */
+export interface WorkflowPlacementHandlers extends PlacementHandlers {
+  workflowDeadline: JobHandler<WorkflowDeadlineJobData>;
+}
 
 /** The reason an attempt's signal carries when the step's deadline cut it short. */
 export class WorkflowDeadlineReachedError extends Error {
@@ -59,7 +61,11 @@ export class WorkflowDeadlineReachedError extends Error {
 /** While a placement attempt runs, the deadline job waits this long and looks again. */
 const ACTIVE_ATTEMPT_RECHECK_MS = 1000;
 
-export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDeps): Handler {
+export function withWorkflowSteps(
+  placement: PlacementHandlers,
+  deps: WorkflowPlacementDeps,
+): WorkflowPlacementHandlers {
+  const placeOrder = placement.placeOrder;
   const now = deps.now ?? (() => new Date());
   const baseLogger = (deps.logger ?? pino({ level: "silent" })).child({ component: "workflow-step" });
   const answer: AnswerDeps = { store: deps.store, functions: deps.functions, notifier: deps.notifier, now };
@@ -78,10 +84,12 @@ export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDe
       if (isPlaced(order)) return { kind: "placed" as const, order, context };
       if (context.expiredAt) return { kind: "expired" as const, order, context, first: false };
       // An attempt aborted mid-request may have been received: the supplier must be asked before reordering.
-      const maybePlaced = order.lastError?.maybePlaced === true || options.attemptCutShort === true;
+      const maybePlaced = mayHaveBeenPlaced(order.failure) || options.attemptCutShort === true;
       const retriedForMs = Date.parse(context.deadlineAt) - order.createdAt.getTime();
       // The order's message adds its own "may have reached the supplier" line from `maybePlaced`.
       const failed = await markFailed(tx, orderId, {
+        kind: "failed",
+        reason: "workflow_deadline",
         code: "WORKFLOW_DEADLINE",
         message: deadlineMessage(order, retriedForMs, false),
         maybePlaced,
@@ -104,9 +112,9 @@ export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDe
       await publishFailed(order, log, options.signal);
     }
     if (!context.completion) {
-      const error = order.lastError ?? {};
-      const retriedForMs = typeof error.retriedForMs === "number" ? error.retriedForMs : 0;
-      const message = deadlineMessage(order, retriedForMs, error.maybePlaced === true);
+      const failure = order.failure;
+      const retriedForMs = failure?.reason === "workflow_deadline" ? failure.retriedForMs : 0;
+      const message = deadlineMessage(order, retriedForMs, mayHaveBeenPlaced(failure));
       await answerFailed(answer, order, context, message, log);
     }
   }
@@ -123,12 +131,12 @@ export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDe
   async function answerEnded(order: Order, context: WorkflowContext, log: Logger): Promise<boolean> {
     if (isPlaced(order)) {
       await answerPlaced(answer, order, context, log);
-      await deps.jobs.cancel(QUEUES.placeOrder, deadlineJobId(order.id)).catch(() => false);
+      await deps.jobs.cancel(QUEUES.workflowDeadline, deadlineJobId(order.id)).catch(() => false);
       return true;
     }
     if (order.status === "failed" && !context.expiredAt) {
-      await answerFailed(answer, order, context, placementFailedMessage(order), log);
-      await deps.jobs.cancel(QUEUES.placeOrder, deadlineJobId(order.id)).catch(() => false);
+      await answerFailed(answer, order, context, placementFailedMessage(order, deps.functions), log);
+      await deps.jobs.cancel(QUEUES.workflowDeadline, deadlineJobId(order.id)).catch(() => false);
       return true;
     }
     return false;
@@ -151,7 +159,7 @@ export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDe
   }
 
   async function placeWithDeadline(
-    job: JobContext<unknown>,
+    job: JobContext<PlaceOrderJobData>,
     order: Order,
     context: WorkflowContext,
     log: Logger,
@@ -192,13 +200,14 @@ export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDe
     if (failure) throw failure.error;
   }
 
-  return async (job) => {
-    const log = baseLogger.child({ jobId: job.id, attempt: job.attempt });
-    const deadlineFor = deadlineOrderId(job.data);
-    if (deadlineFor !== null) return onDeadline(deadlineFor, log.child({ orderId: deadlineFor }), job.signal);
+  const workflowDeadline: JobHandler<WorkflowDeadlineJobData> = async (job) => {
+    const log = baseLogger.child({ jobId: job.id, attempt: job.attempt, orderId: job.data.orderId });
+    return onDeadline(job.data.orderId, log, job.signal);
+  };
 
-    const orderId = (job.data as { orderId?: unknown } | null)?.orderId;
-    const order = typeof orderId === "string" ? await getOrder(deps.store, orderId) : null;
+  const placeOrderWithSteps: JobHandler<PlaceOrderJobData> = async (job) => {
+    const log = baseLogger.child({ jobId: job.id, attempt: job.attempt });
+    const order = await getOrder(deps.store, job.data.orderId);
     const context = parseWorkflowContext(order?.workflow);
     if (!order || !context) return placeOrder(job);
     const orderLog = log.child({ orderId: order.id, functionExecutionId: context.functionExecutionId });
@@ -218,4 +227,5 @@ export function withWorkflowSteps(placeOrder: Handler, deps: WorkflowPlacementDe
     if (context.completion) return placeOrder(job);
     return placeWithDeadline(job, order, context, orderLog);
   };
+  return { ...placement, placeOrder: placeOrderWithSteps, workflowDeadline };
 }

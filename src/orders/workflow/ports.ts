@@ -1,4 +1,20 @@
 /** What the workflow step needs from Slack, as an interface: orders/ knows nothing of Bolt or HTTP. */
+import type { OrderDraft } from "../draft.ts";
+import type { FieldErrors } from "../fields.ts";
+
+/** The step's inputs read into a draft at the boundary (slack/workflow-inputs.ts). */
+export type WorkflowDraftResult =
+  | { ok: true; draft: OrderDraft; channelId: string; recipientUserId: string | null }
+  /** `draft`: the inputs that could be read, so the caller can also report every other bad input at once. */
+  | { ok: false; problems: string[]; draft: OrderDraft };
+
+/** How the step names its inputs to the workflow author (manifest.yml's input ids and titles). */
+export interface StepInputNames {
+  /** The input that feeds a draft field (`email` → `email`, `lines.0.quantity` → `items`). */
+  inputForField(field: string): string;
+  /** Field errors as one message per input: `Recipient e-mail (email): Must be a valid e-mail address.` */
+  describeErrors(errors: FieldErrors): string[];
+}
 
 /** The step's outputs (manifest.yml `functions.place_order.output_parameters`, all required). */
 export interface PlaceOrderOutputs {
@@ -13,7 +29,8 @@ export interface PlaceOrderOutputs {
  */
 export type CompletionResult = "completed" | "already_ended";
 
-export interface WorkflowFunctions {
+/** The step's Slack side: telling Slack the outcome, and naming its inputs in what it is told. */
+export interface WorkflowFunctions extends StepInputNames {
   /** `functions.completeSuccess`. Throws `FunctionCompletionError` when Slack could not be told (retry later). */
   completeSuccess(functionExecutionId: string, outputs: PlaceOrderOutputs): Promise<CompletionResult>;
   /** `functions.completeError`; Slack shows `message` to the person who runs the workflow. */

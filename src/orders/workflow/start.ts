@@ -15,20 +15,16 @@ import type { Customer } from "../../config/catalog.ts";
 import type { Jobs, SendOptions } from "../../jobs/jobs.ts";
 import { QUEUES } from "../../jobs/queues.ts";
 import type { Store } from "../../store/db.ts";
-import { getOrderByIdempotencyKey, type Order } from "../../store/repositories/orders.ts";
+import { getOrderByIdempotencyKey } from "../../store/repositories/orders.ts";
 import type { Authorizer } from "../authorization.ts";
 import { checkDraft } from "../check.ts";
 import type { OrderDraft } from "../draft.ts";
+import type { Order } from "../model/order.ts";
 import { type PlaceOrderJobData, submitOrder } from "../submit.ts";
-import {
-  describeWorkflowErrors,
-  draftFromWorkflowInputs,
-  inputForField,
-  type WorkflowInputs,
-} from "../workflow-inputs.ts";
 import type { WorkflowContext } from "./context.ts";
 import { deadlineJob } from "./deadline-job.ts";
 import { forbiddenMessage, invalidInputsMessage, workflowsNotAllowedMessage } from "./messages.ts";
+import type { StepInputNames, WorkflowDraftResult } from "./ports.ts";
 
 export interface WorkflowStartDeps {
   store: Store;
@@ -36,6 +32,8 @@ export interface WorkflowStartDeps {
   customer: Customer;
   /** How long an unavailable supplier is retried before the step fails (config `workflowPlacementDeadlineMs`). */
   deadlineMs: number;
+  /** How problems name the step's inputs (slack/workflow-inputs.ts). */
+  inputNames: StepInputNames;
   now?: () => Date;
   newOrderId?: () => string;
   logger?: Logger;
@@ -46,7 +44,8 @@ export interface FunctionExecution {
   functionExecutionId: string;
   workflowExecutionId: string | null;
   callbackId: string;
-  inputs: WorkflowInputs;
+  /** The step's inputs, read at the boundary (slack/workflow-inputs.ts). */
+  inputs: WorkflowDraftResult;
   teamId?: string | undefined;
   /** Recorded as the order's requester: the app's bot user (a workflow has no person typing). */
   requestedBy: string;
@@ -91,8 +90,8 @@ function refusalFor(customer: Customer, profileName: string): string | null {
  * The step's error when its inputs lead to a profile that does not allow workflows, else null: lets the listener
  * refuse before it asks Slack anything about the channel. `startWorkflowOrder` checks again.
  */
-export function workflowRefusal(customer: Customer, inputs: WorkflowInputs): string | null {
-  return refusalFor(customer, draftFromWorkflowInputs(inputs, customer).draft.profile);
+export function workflowRefusal(customer: Customer, inputs: WorkflowDraftResult): string | null {
+  return refusalFor(customer, inputs.draft.profile);
 }
 
 /**
@@ -100,16 +99,22 @@ export function workflowRefusal(customer: Customer, inputs: WorkflowInputs): str
  * rules still run on the rest, so the workflow author sees every bad input in one go. Fields the first pass
  * already named are left out, and so is the profile (without one, the pass names the channel or profile input).
  */
-function otherProblems(draft: OrderDraft, known: readonly string[], customer: Customer, now: Date): string[] {
+function otherProblems(
+  draft: OrderDraft,
+  known: readonly string[],
+  deps: Pick<WorkflowStartDeps, "customer" | "inputNames">,
+  now: Date,
+): string[] {
+  const { customer, inputNames } = deps;
   const checked = checkDraft(draft, customer, { now });
   if (checked.ok) return [];
   const named = new Set(known.map((p) => /\((\w+)\):/.exec(p)?.[1]).filter(Boolean));
   const errors = Object.fromEntries(
     Object.entries(checked.errors).filter(
-      ([field]) => field !== "profile" && !named.has(inputForField(field)),
+      ([field]) => field !== "profile" && !named.has(inputNames.inputForField(field)),
     ),
   );
-  return describeWorkflowErrors(errors);
+  return inputNames.describeErrors(errors);
 }
 
 export async function startWorkflowOrder(
@@ -120,7 +125,7 @@ export async function startWorkflowOrder(
   const logger = (deps.logger ?? pino({ level: "silent" })).child({
     functionExecutionId: execution.functionExecutionId,
   });
-  const parsed = draftFromWorkflowInputs(execution.inputs, deps.customer);
+  const parsed = execution.inputs;
   // "Not allowed" before any list of bad inputs: fixing them would be wasted effort.
   const refusal = refusalFor(deps.customer, parsed.draft.profile);
   if (refusal) {
@@ -131,10 +136,7 @@ export async function startWorkflowOrder(
     return { status: "forbidden", message: refusal };
   }
   if (!parsed.ok) {
-    const problems = [
-      ...parsed.problems,
-      ...otherProblems(parsed.draft, parsed.problems, deps.customer, now()),
-    ];
+    const problems = [...parsed.problems, ...otherProblems(parsed.draft, parsed.problems, deps, now())];
     logger.info({ problems: problems.length }, "workflow step inputs are invalid");
     return { status: "invalid", problems, message: invalidInputsMessage(problems) };
   }
@@ -154,7 +156,7 @@ export async function startWorkflowOrder(
       const orderId = (data as Partial<PlaceOrderJobData>).orderId;
       if (queue === QUEUES.placeOrder && typeof orderId === "string") {
         const deadline = deadlineJob(orderId, new Date(context.deadlineAt));
-        await deps.jobs.send(QUEUES.placeOrder, deadline.data, {
+        await deps.jobs.send(QUEUES.workflowDeadline, deadline.data, {
           id: deadline.id,
           startAfter: deadline.startAfter,
           ...(options.tx ? { tx: options.tx } : {}),
@@ -192,7 +194,7 @@ export async function startWorkflowOrder(
       );
       return result;
     case "invalid": {
-      const problems = describeWorkflowErrors(result.errors);
+      const problems = deps.inputNames.describeErrors(result.errors);
       logger.info({ problems: problems.length }, "workflow step inputs fail the order rules");
       return { status: "invalid", problems, message: invalidInputsMessage(problems) };
     }

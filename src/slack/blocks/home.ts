@@ -1,6 +1,6 @@
 /** App Home: "My orders" (the user's recent orders with status, ticket, recipient and tracking) and a button. */
 import type { types } from "@slack/bolt";
-import type { Order } from "../../store/repositories/orders.ts";
+import type { Order } from "../../orders/model/order.ts";
 import { ACTION } from "./ids.ts";
 import { orderStatusLine, trackingLinks } from "./order-message.ts";
 import { escapeMrkdwn as esc, mrkdwn, plain } from "./text.ts";

@@ -7,10 +7,11 @@ import type { types } from "@slack/bolt";
 import type { Customer } from "../../config/catalog.ts";
 import { parseStoredDraft } from "../../orders/draft.ts";
 import { describeFieldErrors, fieldErrorsFromDetails } from "../../orders/fields.ts";
-import { KEY_UNREADABLE_MESSAGE } from "../../orders/key-failure.ts";
+import { isKeyFailure, KEY_UNREADABLE_MESSAGE } from "../../orders/key-failure.ts";
+import { mayHaveBeenPlaced } from "../../orders/model/failure.ts";
+import { canResubmit, isRejected, isRetrying, type Order } from "../../orders/model/order.ts";
 import { readTracking } from "../../orders/updates/tracking.ts";
 import { parseWorkflowContext } from "../../orders/workflow/context.ts";
-import type { Order } from "../../store/repositories/orders.ts";
 import { COUNTRIES, isCountryCode } from "../../supplier/countries.ts";
 import { ACTION, BLOCK } from "./ids.ts";
 import { escapeMrkdwn as esc, mrkdwn, plain, shown, slackLink, truncate } from "./text.ts";
@@ -34,14 +35,6 @@ const MAX_LINE_SECTIONS = 8;
 const TEXT_VALUE_MAX = 100;
 const TEXT_REASON_MAX = 500;
 
-function lastError(order: Order): Record<string, unknown> {
-  return (order.lastError ?? {}) as Record<string, unknown>;
-}
-
-const isRetrying = (order: Order) =>
-  (order.status === "placing" || order.status === "queued") && lastError(order).kind === "retrying";
-const isRejected = (order: Order) => order.status === "failed" && lastError(order).kind === "rejected";
-
 const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
 
 /** The Slack user a workflow order is for (the step's `recipient` input), when one was given. */
@@ -50,13 +43,8 @@ export function recipientUserId(order: Order): string | null {
   return id !== null && SLACK_USER_ID.test(id) ? id : null;
 }
 
-/** Whether "Fix and resubmit" applies: refused or given up, and never accepted by the supplier. */
-export function canResubmit(order: Order): boolean {
-  return order.status === "failed" && order.correlationId === null;
-}
-
 function retryingText(order: Order): string {
-  const code = lastError(order).code;
+  const code = order.failure?.code;
   if (code === "UNAUTHORIZED") {
     return "⚠️ Not placed yet: the supplier rejected our API key and an admin has been alerted. Retrying automatically.";
   }
@@ -111,44 +99,39 @@ export function orderStatusLine(order: Order, options: StatusLineOptions = {}): 
 
 /** The reasons shown under a rejected or failed order, in plain words. */
 export function orderProblems(order: Order): string[] {
-  const error = lastError(order);
+  const failure = order.failure;
   if (order.status !== "failed") return [];
-  if (error.kind === "rejected") {
-    if (error.code === "DUPLICATE_ORDER") {
-      return [
-        `The supplier already has an order numbered ${order.externalDocumentNumber}. Resubmit to get a new number, or type another one.`,
-      ];
-    }
-    const details = error.details;
-    if (details && typeof details === "object") {
-      const lines = describeFieldErrors(fieldErrorsFromDetails(details as Record<string, string[]>));
+  if (failure?.reason === "duplicate_number") {
+    return [
+      `The supplier already has an order numbered ${order.externalDocumentNumber}. Resubmit to get a new number, or type another one.`,
+    ];
+  }
+  if (failure?.reason === "rejected") {
+    if (failure.details) {
+      const lines = describeFieldErrors(fieldErrorsFromDetails(failure.details));
       if (lines.length > 0) return lines;
     }
-    return [typeof error.message === "string" ? error.message : "The supplier refused the order."];
+    return [failure.message ?? "The supplier refused the order."];
   }
   const out: string[] = [];
-  if (error.keyUnreadable === true) {
-    // Plain words only: the secret id, region and variables to check are in the admin alert.
-    out.push(`${upperFirst(KEY_UNREADABLE_MESSAGE)}.`);
-  } else if (error.retriesExhausted === true) {
+  if (isKeyFailure(failure)) {
+    // Plain words only, whatever the row holds: the secret id, region and variables to check are in the admin alert.
+    out.push(`${KEY_UNREADABLE_MESSAGE.charAt(0).toUpperCase()}${KEY_UNREADABLE_MESSAGE.slice(1)}.`);
+  } else if (failure?.reason === "retries_exhausted") {
     out.push("The supplier could not be reached for several hours, so the order was not placed.");
-  } else if (error.code === "PROTOCOL_ERROR") {
+  } else if (failure?.code === "PROTOCOL_ERROR") {
     out.push(
       `The supplier's answer could not be read. Ask the supplier whether order ${order.externalDocumentNumber} exists before resubmitting.`,
     );
-  } else if (typeof error.message === "string") {
-    out.push(upperFirst(error.message));
+  } else if (failure?.message !== undefined) {
+    out.push(`${failure.message.charAt(0).toUpperCase()}${failure.message.slice(1)}`);
   }
-  if (error.maybePlaced === true && error.code !== "PROTOCOL_ERROR") {
+  if (mayHaveBeenPlaced(failure) && failure?.code !== "PROTOCOL_ERROR") {
     out.push(
       `One attempt may have reached the supplier: ask them whether order ${order.externalDocumentNumber} exists before resubmitting.`,
     );
   }
   return out.length > 0 ? out : ["The order could not be placed."];
-}
-
-function upperFirst(text: string): string {
-  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 }
 
 function countryName(code: string): string {

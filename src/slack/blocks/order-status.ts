@@ -4,7 +4,7 @@
  */
 import type { types } from "@slack/bolt";
 import type { Customer } from "../../config/catalog.ts";
-import type { Order } from "../../store/repositories/orders.ts";
+import type { Order } from "../../orders/model/order.ts";
 import { orderStatusLine, trackingLinks } from "./order-message.ts";
 import { escapeMrkdwn as esc, mrkdwn, shown, slackLink, truncate } from "./text.ts";
 

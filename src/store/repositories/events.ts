@@ -3,8 +3,9 @@
  * An event whose order is not known yet (its placement response has not been recorded) is an orphan:
  * `order_id` stays null until `attachOrphans` links it, or until it is reported as unmatched.
  */
+
+import type { JsonObject } from "../../orders/model/order.ts";
 import type { Queryable, Row } from "../db.ts";
-import type { JsonObject } from "./orders.ts";
 
 export interface StoredEvent {
   id: string;

@@ -1,6 +1,8 @@
 /** Finding orders by what people call them: the ticket (`customerReference`) or the order number. */
+
+import type { Order } from "../../orders/model/order.ts";
 import type { Queryable } from "../db.ts";
-import { mapOrder, type Order } from "./orders.ts";
+import { mapOrder } from "./orders.ts";
 
 /**
  * The orders of these profiles whose ticket or order number is `reference` (the ticket's upper-case form too:

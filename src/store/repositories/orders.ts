@@ -3,20 +3,20 @@
  * Every function takes a `Queryable` first (the store, or the `tx` of a transaction) and runs one statement,
  * so callers compose them into transactions; none of them opens its own.
  */
-import type { OrderStatus } from "../../supplier/events.ts";
-import { ORDER_STATES, statusRank } from "../../supplier/events.ts";
+import type { FinalFailure, RejectedFailure, RetryingFailure } from "../../orders/model/failure.ts";
+import type { NewOrder, Order, OriginMessage } from "../../orders/model/order.ts";
+import { LOCAL_ORDER_STATES, type OrderStatus, RANKED_ORDER_STATES } from "../../orders/model/status.ts";
 import type { CreateOrderRequest } from "../../supplier/schema.ts";
 import type { Queryable } from "../db.ts";
-import { mapOrder, type NewOrder, type Order, type OriginMessage } from "./order-row.ts";
+import { mapOrder } from "./order-row.ts";
 
-export type { JsonObject, NewOrder, Order, OrderSource, OriginMessage } from "./order-row.ts";
 export { mapOrder } from "./order-row.ts";
 
-/** Statuses ordered by `statusRank`, handed to SQL so the "only forward" rule runs in one statement. */
-const RANKED_STATES: string[] = [...ORDER_STATES].sort((a, b) => statusRank(a) - statusRank(b));
+/** Statuses ordered by rank (orders/model/status.ts), handed to SQL so "only forward" runs in one statement. */
+const RANKED_STATES: string[] = [...RANKED_ORDER_STATES];
 
 /** Our own statuses; a supplier status replaces them whatever its time. */
-const LOCAL_STATES = ["queued", "placing", "failed"];
+const LOCAL_STATES: string[] = [...LOCAL_ORDER_STATES];
 
 function json(value: object | null | undefined): string | null {
   return value == null ? null : JSON.stringify(value);
@@ -183,10 +183,14 @@ export function markPlacing(q: Queryable, orderId: string): Promise<Order | null
 }
 
 /** Keeps the last transient error (e.g. supplier unavailable, will retry) without changing the status. */
-export function recordAttemptError(q: Queryable, orderId: string, error: object): Promise<Order | null> {
+export function recordAttemptError(
+  q: Queryable,
+  orderId: string,
+  failure: RetryingFailure,
+): Promise<Order | null> {
   return one(q, "UPDATE orders SET last_error = $2, updated_at = now() WHERE id = $1 RETURNING *", [
     orderId,
-    JSON.stringify(error),
+    JSON.stringify(failure),
   ]);
 }
 
@@ -232,30 +236,27 @@ export function setCorrelationId(
   );
 }
 
-/** Placement gave up (retries exhausted, unauthorised…): status `failed` with the error. */
-export function markFailed(q: Queryable, orderId: string, error: object): Promise<Order | null> {
+/** Placement gave up (retries exhausted, unauthorised…): status `failed` with why. */
+export function markFailed(q: Queryable, orderId: string, failure: FinalFailure): Promise<Order | null> {
   return one(
     q,
     `UPDATE orders SET status = 'failed', status_at = now(), last_error = $2, updated_at = now()
      WHERE id = $1 AND status = ANY($3::text[]) RETURNING *`,
-    [orderId, JSON.stringify({ kind: "failed", ...error }), LOCAL_STATES],
+    [orderId, JSON.stringify(failure), LOCAL_STATES],
   );
 }
 
-export interface Rejection {
-  /** The supplier's error code (VALIDATION_FAILED, DUPLICATE_ORDER, INVALID_PAYLOAD…). */
-  code: string;
-  message?: string | undefined;
-  details?: object | undefined;
-}
-
-/** The supplier refused the order: status `failed`, `last_error.code` says why; the agent may fix and resubmit. */
-export function markRejected(q: Queryable, orderId: string, rejection: Rejection): Promise<Order | null> {
+/** The supplier refused the order: status `failed`, the failure says why; the agent may fix and resubmit. */
+export function markRejected(
+  q: Queryable,
+  orderId: string,
+  rejection: RejectedFailure,
+): Promise<Order | null> {
   return one(
     q,
     `UPDATE orders SET status = 'failed', status_at = now(), last_error = $2, updated_at = now()
      WHERE id = $1 AND status = ANY($3::text[]) RETURNING *`,
-    [orderId, JSON.stringify({ kind: "rejected", ...rejection }), LOCAL_STATES],
+    [orderId, JSON.stringify(rejection), LOCAL_STATES],
   );
 }
 
@@ -270,7 +271,8 @@ export interface Resubmission {
 
 /**
  * "Fix and resubmit": a failed order that never reached the supplier gets the corrected request and goes back
- * to `queued`. Returns null when the order is not in that state (already placed, or resubmitted twice).
+ * to `queued`. Returns null when the order is not in that state (already placed, or resubmitted twice). The
+ * WHERE is `canResubmit` (orders/model/order.ts) checked again under the row's lock.
  */
 export function resetForResubmit(
   q: Queryable,
@@ -295,7 +297,8 @@ export function resetForResubmit(
 }
 
 /**
- * Applies a status reported by the supplier if it moves the order forward: a higher `statusRank`, or the same
+ * Applies a status reported by the supplier if it moves the order forward: a higher `statusRank`
+ * (orders/model/status.ts), or the same
  * rank with a later `occurredAt`. An older or lower event never overwrites a newer status. Returns the updated
  * order, or null when the event was stale (or the order does not exist).
  */

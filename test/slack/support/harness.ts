@@ -4,7 +4,8 @@
  * `place-order` handler. Tests drive it as a person would (SlackUser) and read what Slack shows.
  */
 
-import { getOrder, type Order } from "../../../src/store/repositories/orders.ts";
+import type { Order } from "../../../src/orders/model/order.ts";
+import { getOrder } from "../../../src/store/repositories/orders.ts";
 import { EXAMPLE_DELIVERY } from "../../../tools/example-form.ts";
 import { SlackUser } from "../../../tools/fake-slack/index.ts";
 import {

@@ -4,10 +4,12 @@
  * wrapped by `withWorkflowSteps`. Tests deliver `function_executed` events (`runWorkflowStep`) and read what
  * Slack and the sandbox end up with.
  */
+
+import type { Order } from "../../../src/orders/model/order.ts";
 import { withWorkflowSteps } from "../../../src/orders/workflow/placement-job.ts";
-import { createSlackWorkflowFunctions } from "../../../src/orders/workflow/slack-functions.ts";
 import * as functions from "../../../src/slack/listeners/functions/index.ts";
-import { getOrderByIdempotencyKey, type Order } from "../../../src/store/repositories/orders.ts";
+import { createSlackWorkflowFunctions } from "../../../src/slack/outbound/index.ts";
+import { getOrderByIdempotencyKey } from "../../../src/store/repositories/orders.ts";
 import { NO_BOT, type SlackWorld, startSlackWorld, type Transport } from "../../helpers/slack-world.ts";
 
 export { NO_BOT, TRANSPORTS, type Transport } from "../../helpers/slack-world.ts";

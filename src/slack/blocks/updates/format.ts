@@ -7,7 +7,7 @@
  * not re-rendered as days pass, so the absolute date always comes first).
  */
 import { differenceInCalendarDays, format, isValid, parseISO } from "date-fns";
-import type { OrderState } from "../../../supplier/events.ts";
+import type { OrderState } from "../../../orders/model/status.ts";
 
 export { escapeMrkdwn, shown, slackLink } from "../text.ts";
 

@@ -9,8 +9,6 @@ export {
 } from "./format.ts";
 export {
   type Block,
-  type EventToRender,
-  parseStoredEvent,
   type RenderedMessage,
   type RenderOptions,
   renderEventReply,

@@ -4,7 +4,8 @@
  * for a delivery that matches where the order goes, and, for the supplier's `received`, the order placed with
  * its correlation id.
  */
-import type { Order } from "../../../store/repositories/orders.ts";
+import type { Order } from "../../../orders/model/order.ts";
+import { type EventToRender, parseStoredEvent } from "../../../orders/updates/stored-event.ts";
 import { shown } from "../text.ts";
 
 /** Longest ticket id, order number or correlation id shown; longest reason in the blocks and in the text. */
@@ -14,8 +15,6 @@ const REASON_IN_TEXT = 300;
 
 import {
   context,
-  type EventToRender,
-  parseStoredEvent,
   type RenderedMessage,
   type RenderOptions,
   renderEventReply,

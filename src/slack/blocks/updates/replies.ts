@@ -1,15 +1,11 @@
 /**
  * One threaded reply per supplier event: a status change, a shipping update, or — for an event type we do
  * not know (or a known type whose data we could not read) — a generic rendering that still shows what the
- * supplier sent, so nothing is silently hidden.
+ * supplier sent, so nothing is silently hidden. The event is parsed by the domain (orders/updates/stored-event.ts);
+ * this only renders it.
  */
-import {
-  type ParsedSupplierEvent,
-  parseSupplierEvent,
-  type ShippingUpdatedEvent,
-  type StatusChangedEvent,
-  type SupplierEvent,
-} from "../../../supplier/events.ts";
+import { type EventToRender, parseStoredEvent } from "../../../orders/updates/stored-event.ts";
+import type { ShippingUpdatedEvent, StatusChangedEvent, SupplierEvent } from "../../../supplier/events.ts";
 import { formatEstimatedDelivery, formatInstant, shown, slackLink, stateLabel } from "./format.ts";
 
 export interface RenderOptions {
@@ -29,14 +25,6 @@ export interface RenderedMessage {
 }
 
 export type Block = Record<string, unknown>;
-
-/** The stored event, as the post-update job has it. */
-export interface EventToRender {
-  id: string;
-  type: string;
-  occurredAt: Date;
-  payload: unknown;
-}
 
 const SECTION_MAX = 3000;
 const MAX_LINES_SHOWN = 20;
@@ -166,24 +154,6 @@ function renderGeneric(
       context(stored, options),
     ],
   };
-}
-
-/** Parses a stored payload again; a payload that no longer parses at all is rendered generically too. */
-export function parseStoredEvent(stored: EventToRender): ParsedSupplierEvent {
-  try {
-    return parseSupplierEvent(stored.payload);
-  } catch (error) {
-    const payload = (typeof stored.payload === "object" && stored.payload) || {};
-    const event = {
-      ...payload,
-      id: stored.id,
-      type: stored.type,
-      occurredAt: stored.occurredAt.toISOString(),
-      correlationId: "",
-      data: (payload as { data?: unknown }).data ?? payload,
-    } as SupplierEvent;
-    return { kind: "unknown", event, issues: [error instanceof Error ? error.message : String(error)] };
-  }
 }
 
 export function renderEventReply(stored: EventToRender, options: RenderOptions): RenderedMessage {

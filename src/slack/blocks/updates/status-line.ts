@@ -2,8 +2,9 @@
  * The order message's status line (a context block), kept current by the post-update job through the
  * order message builder: "*Shipped* · since Tue 24 Nov 14:02 UTC · DHL 1Z999 (link) · arrives Thu 26 Nov, in 2 days".
  */
+
+import type { Order } from "../../../orders/model/order.ts";
 import { readTracking } from "../../../orders/updates/tracking.ts";
-import type { Order } from "../../../store/repositories/orders.ts";
 import { formatEstimatedDelivery, formatInstant, slackLink, stateLabel } from "./format.ts";
 
 /** Stable block_id of the status line, so tools (the demo's transcript) can find it. */

@@ -1,7 +1,7 @@
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from "@slack/bolt";
 import type { Profile } from "../../../config/customer-schema.ts";
-import { getOrder, type Order } from "../../../store/repositories/orders.ts";
-import { canResubmit } from "../../blocks/order-message.ts";
+import { canResubmit, type Order } from "../../../orders/model/order.ts";
+import { getOrder } from "../../../store/repositories/orders.ts";
 import { escapeMrkdwn } from "../../blocks/text.ts";
 import type { SlackContext } from "../../context.ts";
 import { resubmitModal } from "../../order-modal-views.ts";

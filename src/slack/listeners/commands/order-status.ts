@@ -1,11 +1,12 @@
-import type { RespondFn, webApi } from "@slack/bolt";
+import type { RespondFn } from "@slack/bolt";
 import type { Profile } from "../../../config/customer-schema.ts";
+import type { Order } from "../../../orders/model/order.ts";
 import { findOrdersByReference } from "../../../store/repositories/order-lookup.ts";
-import type { Order } from "../../../store/repositories/orders.ts";
 import { orderStatusMessage } from "../../blocks/order-status.ts";
 import { escapeMrkdwn } from "../../blocks/text.ts";
 import type { SlackContext } from "../../context.ts";
 import { orderCommandHelp } from "../../order-command-args.ts";
+import type { WebClient } from "../../outbound/index.ts";
 
 /** Orders shown in one answer (a ticket rarely has more; each is one section of the 50 a message may hold). */
 export const STATUS_ORDER_LIMIT = 10;
@@ -18,7 +19,7 @@ export interface StatusRequest {
 }
 
 /** The order message's link, or null (a DM order, a deleted message, Slack not answering). */
-async function permalink(client: webApi.WebClient, order: Order): Promise<string | null> {
+async function permalink(client: WebClient, order: Order): Promise<string | null> {
   if (!order.slackChannelId || !order.slackMessageTs) return null;
   try {
     const res = await client.chat.getPermalink({
@@ -37,7 +38,7 @@ async function permalink(client: webApi.WebClient, order: Order): Promise<string
  */
 export async function answerOrderStatus(
   ctx: SlackContext,
-  client: webApi.WebClient,
+  client: WebClient,
   respond: RespondFn,
   request: StatusRequest,
   profiles: readonly Profile[],

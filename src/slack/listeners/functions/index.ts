@@ -4,6 +4,7 @@
  */
 import type { App } from "@slack/bolt";
 import type { SlackContext } from "../../context.ts";
+import { workflowInputNames } from "../../workflow-inputs.ts";
 import { PLACE_ORDER_CALLBACK_ID, placeOrderFunction } from "./place-order-function.ts";
 
 export interface FunctionListenerOptions {
@@ -20,6 +21,7 @@ export function register(app: App, ctx: SlackContext, options: FunctionListenerO
       jobs,
       customer,
       deadlineMs: options.deadlineMs,
+      inputNames: workflowInputNames,
       now: ctx.now,
       logger: ctx.logger,
       ...(newOrderId ? { newOrderId } : {}),

@@ -4,7 +4,7 @@
  * stored. Invalid inputs fail the step at once, naming each input; a valid order is stored and queued, and the
  * placement job completes the step when the supplier accepts it (src/orders/workflow/placement-job.ts).
  */
-import type { AllMiddlewareArgs, SlackEventMiddlewareArgs, webApi } from "@slack/bolt";
+import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from "@slack/bolt";
 import { type Logger, pino } from "pino";
 import { internalErrorMessage, invalidInputsMessage } from "../../../orders/workflow/messages.ts";
 import {
@@ -14,8 +14,12 @@ import {
   type WorkflowStartDeps,
   workflowRefusal,
 } from "../../../orders/workflow/start.ts";
-import type { WorkflowInputs } from "../../../orders/workflow-inputs.ts";
-import { slackErrorCode } from "../../web-errors.ts";
+import { slackErrorOf, type WebClient } from "../../outbound/index.ts";
+import {
+  draftFromWorkflowInputs,
+  WORKFLOW_INPUT_TITLES,
+  type WorkflowInputs,
+} from "../../workflow-inputs.ts";
 
 export const PLACE_ORDER_CALLBACK_ID = "place_order";
 
@@ -25,22 +29,18 @@ type Args = SlackEventMiddlewareArgs<"function_executed"> & AllMiddlewareArgs;
 
 /** Slack's answer when the step already ended (a re-delivered event, failed by the first delivery). */
 function alreadyEnded(error: unknown): boolean {
-  const code = (error as { data?: { error?: unknown } } | null)?.data?.error;
+  const code = slackErrorOf(error);
   return code === "execution_not_in_running_state" || code === "function_execution_not_found";
 }
 
-const CHANNEL_INPUT = "Channel for the order (channel)";
+const CHANNEL_INPUT = `${WORKFLOW_INPUT_TITLES.channel} (channel)`;
 
 /**
  * The order's message must go to the chosen channel (its thread carries the shipping updates), and a workflow
  * has no person to receive a DM instead: a channel the bot cannot post in fails the step before anything is
  * stored. A lookup that fails for another reason does not block the order.
  */
-async function channelProblem(
-  client: webApi.WebClient,
-  channelId: string,
-  log: Logger,
-): Promise<string | null> {
+async function channelProblem(client: WebClient, channelId: string, log: Logger): Promise<string | null> {
   try {
     const { channel } = await client.conversations.info({ channel: channelId });
     const name = channel?.name ? `#${channel.name}` : `channel ${channelId}`;
@@ -50,7 +50,7 @@ async function channelProblem(
     }
     return null;
   } catch (error) {
-    if (slackErrorCode(error) === "channel_not_found") {
+    if (slackErrorOf(error) === "channel_not_found") {
       return `${CHANNEL_INPUT}: Order Desk cannot see channel ${channelId}; if it is private, add Order Desk to it with /invite @Order Desk.`;
     }
     log.warn({ err: error, channelId }, "could not check the workflow's channel; going ahead");
@@ -79,7 +79,8 @@ export function placeOrderFunction(deps: PlaceOrderFunctionDeps) {
       return;
     }
     const inputs = (event.inputs ?? {}) as WorkflowInputs;
-    const refusal = workflowRefusal(deps.customer, inputs);
+    const read = draftFromWorkflowInputs(inputs, deps.customer);
+    const refusal = workflowRefusal(deps.customer, read);
     if (refusal) {
       log.info("workflow step refused: its profile does not allow workflows");
       return failStep(fail, refusal, log);
@@ -95,7 +96,7 @@ export function placeOrderFunction(deps: PlaceOrderFunctionDeps) {
         functionExecutionId: event.function_execution_id,
         workflowExecutionId: event.workflow_execution_id ?? null,
         callbackId: event.function.callback_id,
-        inputs,
+        inputs: read,
         teamId: context.teamId,
         requestedBy: context.botUserId ?? "workflow",
       });

@@ -1,11 +1,14 @@
 /**
- * The Workflow Builder step's inputs (manifest.yml `functions.place_order`) → an order draft, so a workflow goes
- * through exactly the rules of the modal (`checkDraft`/`submitOrder`). Problems are named by the step's inputs
- * ("Items: …", "Recipient e-mail: …") because that is what a workflow author sees and edits.
+ * The Workflow Builder step's inputs (manifest.yml `functions.place_order`), defined once: their ids and titles,
+ * and how they are read into an order draft at the boundary, so a workflow goes through exactly the rules of the
+ * modal (`checkDraft`/`submitOrder`). Problems are named by the step's inputs ("Items: …", "Recipient e-mail: …")
+ * because that is what a workflow author sees and edits; the domain names them through the `StepInputNames`
+ * port (orders/workflow/ports.ts), which `workflowInputNames` implements.
  */
 import type { Customer } from "../config/catalog.ts";
-import type { DraftLine, OrderDraft } from "./draft.ts";
-import { type FieldErrors, fieldLabel } from "./fields.ts";
+import type { DraftLine, OrderDraft } from "../orders/draft.ts";
+import { type FieldErrors, fieldLabel } from "../orders/fields.ts";
+import type { StepInputNames, WorkflowDraftResult } from "../orders/workflow/ports.ts";
 
 export interface WorkflowInputs {
   ticket_id?: unknown;
@@ -132,11 +135,6 @@ export function parseItems(text: string, customer: Customer): { lines: DraftLine
   return { lines, problems };
 }
 
-export type WorkflowDraftResult =
-  | { ok: true; draft: OrderDraft; channelId: string; recipientUserId: string | null }
-  /** `draft`: the inputs that could be read, so the caller can also report every other bad input at once. */
-  | { ok: false; problems: string[]; draft: OrderDraft };
-
 /**
  * Turns the step's inputs into a draft (not yet checked: pass it to `submitOrder`, which runs the modal's rules,
  * and turn its field errors into input names with `describeWorkflowErrors`).
@@ -199,3 +197,9 @@ export function draftFromWorkflowInputs(inputs: WorkflowInputs, customer: Custom
   const recipient = str(inputs.recipient);
   return { ok: true, channelId, recipientUserId: recipient === "" ? null : recipient, draft };
 }
+
+/** The step's names for the domain (orders/workflow/ports.ts). */
+export const workflowInputNames: StepInputNames = {
+  inputForField,
+  describeErrors: describeWorkflowErrors,
+};

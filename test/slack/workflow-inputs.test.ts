@@ -5,7 +5,7 @@ import {
   describeWorkflowErrors,
   draftFromWorkflowInputs,
   parseItems,
-} from "../../src/orders/workflow-inputs.ts";
+} from "../../src/slack/workflow-inputs.ts";
 import { exampleConfig } from "../slack/support/harness.ts";
 
 const customer = createCustomer(exampleConfig());

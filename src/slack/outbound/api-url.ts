@@ -3,7 +3,6 @@
  * method name: it must end in `/api/`. Without the trailing slash, or without `/api`, every call goes to a path
  * the server does not serve, and the first one, `auth.test`, answers 404.
  */
-import { webApi } from "@slack/bolt";
 
 /** Why Slack's Web API answered 404, in words an operator can act on. */
 export function slackApiNotFoundHint(apiUrl: string | undefined): string {
@@ -15,9 +14,4 @@ export function slackApiNotFoundHint(apiUrl: string | undefined): string {
     `SLACK_API_URL (${apiUrl}) answered 404: it must be the Web API's base URL and end in /api/, ` +
     `for example ${fixed}/api/`
   );
-}
-
-/** The SDK's error for an HTTP 404 answer. */
-export function isNotFound(error: unknown): boolean {
-  return error instanceof webApi.WebAPIHTTPError && error.statusCode === 404;
 }
