@@ -2,7 +2,7 @@
  * `/order export [YYYY-MM]`: an admin gets the month's orders as a CSV file in their DM with Order Desk. Who is
  * an admin is asked again here, on the server, every time (src/orders/admins.ts). The CSV is built by the domain
  * (src/orders/export/) from keyset pages of the store and written to a temporary file as it comes, then
- * streamed to Slack (../../file-upload.ts): a month of many thousand orders is never in memory at once. The
+ * streamed to Slack (../../outbound/file-upload.ts): a month of many thousand orders is never in memory at once. The
  * file is deleted afterwards, whatever happened.
  */
 import { createWriteStream } from "node:fs";
@@ -17,7 +17,7 @@ import { type ExportTally, exportCsv, monthName, parseExportMonth } from "../../
 import { ordersTakenBetween } from "../../../store/repositories/order-export.ts";
 import { escapeMrkdwn } from "../../blocks/text.ts";
 import type { SlackContext } from "../../context.ts";
-import { uploadFile } from "../../file-upload.ts";
+import { uploadFile } from "../../outbound/index.ts";
 
 export interface ExportRequest {
   /** The month as typed after `export` (empty: the current month). */

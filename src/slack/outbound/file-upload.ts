@@ -4,14 +4,16 @@
  * (share it in the conversation). The SDK's own `filesUploadV2` reads the whole file into memory first (it
  * needs the length); this streams it from disk instead, so a month's export of many thousand orders is never
  * held in memory. Every call has a timeout; nothing here is retried (a failed upload is told to the person).
+ * Failures are `SlackCallError`s like every other Web API call's (method `files.uploadV2` for the bytes).
  */
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
-import type { webApi } from "@slack/bolt";
 import { request } from "undici";
+import type { WebClient } from "./client.ts";
+import { SlackCallError, toSlackCallError } from "./errors.ts";
 
 export interface UploadFileOptions {
-  client: webApi.WebClient;
+  client: WebClient;
   path: string;
   filename: string;
   title: string;
@@ -22,24 +24,18 @@ export interface UploadFileOptions {
   timeoutMs?: number;
 }
 
-/** The upload URL refused the bytes, or did not answer in time. */
-export class FileUploadError extends Error {
-  readonly code = "FILE_UPLOAD_FAILED";
-  override readonly cause: unknown;
-  constructor(message: string, options: { cause?: unknown } = {}) {
-    super(message);
-    this.name = "FileUploadError";
-    this.cause = options.cause;
-  }
-}
-
 export async function uploadFile(options: UploadFileOptions): Promise<{ fileId: string }> {
   const { client } = options;
   const { size } = await stat(options.path);
-  const target = await client.files.getUploadURLExternal({ filename: options.filename, length: size });
+  const asked = client.files.getUploadURLExternal({ filename: options.filename, length: size });
+  const target = await asked.catch((error: unknown) => {
+    throw toSlackCallError("files.getUploadURLExternal", error);
+  });
   const uploadUrl = target.upload_url;
   const fileId = target.file_id;
-  if (!uploadUrl || !fileId) throw new FileUploadError("Slack gave no upload URL for the file.");
+  if (!uploadUrl || !fileId) {
+    throw new SlackCallError("SLACK_BAD_ANSWER", "files.getUploadURLExternal", "Slack gave no upload URL");
+  }
   const timeoutMs = options.timeoutMs ?? 60_000;
   let status: number;
   try {
@@ -54,15 +50,28 @@ export async function uploadFile(options: UploadFileOptions): Promise<{ fileId: 
     status = answer.statusCode;
     await answer.body.dump();
   } catch (error) {
-    throw new FileUploadError(`Sending the file to Slack failed: ${(error as Error).message}`, {
+    throw new SlackCallError("SLACK_UNREACHABLE", "files.uploadV2", "sending the file to Slack failed", {
+      networkError: error,
       cause: error,
     });
   }
-  if (status !== 200) throw new FileUploadError(`Slack refused the file's bytes (HTTP ${status}).`);
-  await client.files.completeUploadExternal({
+  if (status !== 200) {
+    throw new SlackCallError(
+      "SLACK_HTTP_ERROR",
+      "files.uploadV2",
+      `Slack refused the file (HTTP ${status})`,
+      {
+        statusCode: status,
+      },
+    );
+  }
+  const shared = client.files.completeUploadExternal({
     files: [{ id: fileId, title: options.title }],
     channel_id: options.channelId,
     ...(options.threadTs ? { thread_ts: options.threadTs } : {}),
+  });
+  await shared.catch((error: unknown) => {
+    throw toSlackCallError("files.completeUploadExternal", error);
   });
   return { fileId };
 }
