@@ -251,6 +251,14 @@ describe("/order export", () => {
     expect(world.fake.injections()).toEqual([]);
   });
 
+  it("tells the admin to reinstall the app when Slack refuses the upload for a missing scope", async () => {
+    world.fake.failNext("files.getUploadURLExternal", "missing_scope");
+    const answers = await command(IT_LEAD, "export 2026-09", 2);
+    expect(answers[1]).toContain("reinstall the app from manifest.yml");
+    // Nothing announced a file that never came.
+    expect(world.fake.dm(IT_LEAD).filter((m) => m.text.includes("September 2026"))).toEqual([]);
+  });
+
   it("exports an empty month as a header line", async () => {
     await command(IT_LEAD, "export 2031-02");
     const file = await uploadedFile("orders-2031-02.csv");

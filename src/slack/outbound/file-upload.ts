@@ -17,8 +17,11 @@ export interface UploadFileOptions {
   path: string;
   filename: string;
   title: string;
-  /** The conversation to share it in: a channel id, or a DM's `D…` id. */
-  channelId: string;
+  /**
+   * The conversation to share it in (a channel id, or a DM's `D…` id), asked for once the bytes are at Slack:
+   * a message that announces the file is posted only when there is a file to follow it.
+   */
+  channelId: string | (() => Promise<string>);
   threadTs?: string;
   /** For sending the bytes (the Web API calls use the client's own timeout). Default 60 s. */
   timeoutMs?: number;
@@ -65,9 +68,10 @@ export async function uploadFile(options: UploadFileOptions): Promise<{ fileId: 
       },
     );
   }
+  const channelId = typeof options.channelId === "string" ? options.channelId : await options.channelId();
   const shared = client.files.completeUploadExternal({
     files: [{ id: fileId, title: options.title }],
-    channel_id: options.channelId,
+    channel_id: channelId,
     ...(options.threadTs ? { thread_ts: options.threadTs } : {}),
   });
   await shared.catch((error: unknown) => {

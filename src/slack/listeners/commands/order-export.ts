@@ -17,7 +17,7 @@ import { type ExportTally, exportCsv, monthName, parseExportMonth } from "../../
 import { ordersTakenBetween } from "../../../store/repositories/order-export.ts";
 import { escapeMrkdwn } from "../../blocks/text.ts";
 import type { SlackContext } from "../../context.ts";
-import { uploadFile } from "../../outbound/index.ts";
+import { SlackCallError, uploadFile } from "../../outbound/index.ts";
 
 export interface ExportRequest {
   /** The month as typed after `export` (empty: the current month). */
@@ -59,18 +59,35 @@ export async function answerOrderExport(
     const left = personalData
       ? ""
       : " Recipients' e-mail, phone and address are left out (`export.personalData`).";
-    const posted = await client.chat.postMessage({
-      channel: request.userId,
-      text: `Orders of ${monthName(month)} (taken ${month.label}, UTC): ${count}.${left}`,
-    });
-    if (typeof posted.channel !== "string") throw new Error("Slack did not say which DM the message went to");
-    await uploadFile({
-      client,
-      path,
-      filename,
-      title: `Order Desk orders ${month.label}`,
-      channelId: posted.channel,
-    });
+    /** The note that comes with the file, posted once the file's bytes are at Slack: its DM is where it goes. */
+    const announce = async (): Promise<string> => {
+      const posted = await client.chat.postMessage({
+        channel: request.userId,
+        text: `Orders of ${monthName(month)} (taken ${month.label}, UTC): ${count}.${left}`,
+      });
+      if (typeof posted.channel !== "string")
+        throw new Error("Slack did not say which DM the message went to");
+      return posted.channel;
+    };
+    try {
+      await uploadFile({
+        client,
+        path,
+        filename,
+        title: `Order Desk orders ${month.label}`,
+        channelId: announce,
+      });
+    } catch (error) {
+      // An app installed before /order export existed lacks files:write until it is reinstalled.
+      if (error instanceof SlackCallError && error.slackError === "missing_scope") {
+        await say(
+          "Order Desk may not upload files yet: reinstall the app from manifest.yml (it adds the files:write scope), then export again.",
+        );
+        ctx.logger.warn({ err: error }, "the export could not be uploaded: files:write is missing");
+        return;
+      }
+      throw error;
+    }
     ctx.logger.info(
       { userId: request.userId, month: month.label, orders: tally.orders, personalData },
       "orders exported",
