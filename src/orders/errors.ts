@@ -31,7 +31,3 @@ export class OrderNotResubmittableError extends OrderError {
     );
   }
 }
-
-export class InvalidJobDataError extends OrderError {
-  readonly code = "INVALID_JOB_DATA";
-}

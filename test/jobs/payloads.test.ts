@@ -112,7 +112,11 @@ describe.each(TEST_BACKENDS)("typed job payloads on %s", (backend) => {
         ["workflow-deadline", { orderId: "ord_deadline" }],
       ]),
     );
-    const stats = await after.stats();
+    // A handler has returned before its job is marked done: wait for the queue to settle, then judge it.
+    const stats = await until(
+      () => after.stats(),
+      (s) => s["place-order"]?.active === 0,
+    );
     expect(stats["place-order"]).toMatchObject({ ready: 0, active: 0, failed: 0 });
   });
 });

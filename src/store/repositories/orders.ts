@@ -28,7 +28,7 @@ async function one(q: Queryable, text: string, params: unknown[]): Promise<Order
 }
 
 /** The columns an INSERT sets, in this order; the rest take their defaults. */
-export const INSERT_COLUMNS = [
+const INSERT_COLUMNS = [
   "id",
   "profile",
   "external_document_number",
@@ -46,12 +46,12 @@ export const INSERT_COLUMNS = [
   "workflow",
 ] as const;
 
-export const JSONB_COLUMNS: ReadonlySet<string> = new Set(["request", "draft", "workflow"]);
+const JSONB_COLUMNS: ReadonlySet<string> = new Set(["request", "draft", "workflow"]);
 
-export type InsertRow = Record<(typeof INSERT_COLUMNS)[number], unknown>;
+type InsertRow = Record<(typeof INSERT_COLUMNS)[number], unknown>;
 
 /** A new order's values by column, with the defaults our INSERTs give (`queued`, nulls). */
-export function insertRow(order: NewOrder): InsertRow {
+function insertRow(order: NewOrder): InsertRow {
   return {
     id: order.id,
     profile: order.profile,
@@ -113,15 +113,6 @@ export async function insertOrderIfNumberFree(
   const existing = await one(q, "SELECT * FROM orders WHERE idempotency_key = $1", [order.idempotencyKey]);
   return existing ? { order: existing, created: false } : { taken: true };
 }
-
-/** The columns an INSERT leaves to their defaults that are not set by the database's clock. */
-export const INSERT_DEFAULTS = {
-  correlation_id: null,
-  message_attempted_at: null,
-  status_occurred_at: null,
-  last_error: null,
-  tracking: null,
-};
 
 export function getOrder(q: Queryable, id: string): Promise<Order | null> {
   return one(q, "SELECT * FROM orders WHERE id = $1", [id]);
