@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Compiles src/ to dist/ so that `order-desk` runs as plain JavaScript: through the tsx loader the same app
 // took ~70 MB more memory and ~0.3 s more to start (docs/benchmarks.md). Then builds the embedded store's
-// prebuilt data directory into dist/store-template/ (src/store/data-template.ts). Run by `npm run build` and, with
+// prebuilt data directory into dist/store-template/ (src/store/pglite/data-template.ts). Run by `npm run build` and, with
 // --if-possible, by `npm install`/`npm ci` (the `prepare` script): there a failed or impossible build (no
 // TypeScript in a production install) only prints why, and bin/order-desk.js runs the sources through tsx.
 import { spawnSync } from "node:child_process";
@@ -63,7 +63,7 @@ if (!bundled.ok) {
   );
 }
 
-// The embedded store's prebuilt data directory (src/store/data-template.ts): a first start unpacks it instead of
+// The embedded store's prebuilt data directory (src/store/pglite/data-template.ts): a first start unpacks it instead of
 // running initdb. A build without it still works: a new embedded store is then created with initdb, as before.
 const template = spawnSync(
   process.execPath,

@@ -25,7 +25,7 @@ import { ExpiryWatch } from "./secrets/expiry.ts";
 import { createApiKeyProvider, createWebhookSecrets } from "./secrets/factory.ts";
 import { supplierKeyCheck } from "./secrets/readiness.ts";
 import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "./slack/app.ts";
-import { orderMessage } from "./slack/blocks/order-message.ts";
+import { updatePresenter } from "./slack/blocks/updates/presenter.ts";
 import * as functions from "./slack/listeners/functions/index.ts";
 import { checkBotToken, createSlackChat, createSlackWorkflowFunctions } from "./slack/outbound/index.ts";
 import { openStore, type Store } from "./store/index.ts";
@@ -215,7 +215,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
         ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
       }),
       settleMs: config.webhooks.settleMs,
-      renderParent: (order) => orderMessage(order, { customer }),
+      present: updatePresenter({ customer }),
       showMissingMessage: (order, signal) =>
         showOrder(store, slack.notifier, order, { kind: "placed" }, { signal }),
       alertAdmins,

@@ -1,12 +1,12 @@
 /**
  * `node dist/cli/build-store-template.js DIR`: writes the embedded store's prebuilt data directory
- * (src/store/data-template.ts) into DIR. Run by `npm run build` (bin/build.js) once the sources are compiled.
+ * (src/store/pglite/data-template.ts) into DIR. Run by `npm run build` (bin/build.js) once the sources are compiled.
  *
  * The template holds what a first start would otherwise create: PostgreSQL's own files (initdb), our migrations,
  * and pg-boss's schema and queues, which the app's `jobs.start()` creates here exactly as it does at start-up.
  */
 import { createJobs } from "../jobs/index.ts";
-import { buildDataTemplate } from "../store/data-template-build.ts";
+import { buildDataTemplate } from "../store/pglite/data-template-build.ts";
 
 const dir = process.argv[2];
 if (!dir) {

@@ -2,13 +2,13 @@
  * The store: one SQL dialect (PostgreSQL) through `pg`, on one of two backends.
  *
  * - `databaseUrl` set → PostgreSQL through a `pg.Pool`. Several replicas may share it.
- * - otherwise → embedded PGlite in `dataDir`, reached in-process through node-postgres (pglite-pg.ts) as a
+ * - otherwise → embedded PGlite in `dataDir`, reached in-process through node-postgres (pglite/node-postgres.ts) as a
  *   `pg.Pool` of one connection. PGlite is a single session, so the pool has exactly one client; repository
  *   code, transactions and pg-boss run unchanged on both, with node-postgres's own value parsing.
  *
  * Why in-process and not `pglite-socket`: it is faster, opens no listener that any local user could connect
  * to without a password, leaves no socket file behind after a crash, and has no 107-byte Unix socket path
- * limit on deep data directories; and the socket server mishandles the same protocol case (pglite-pg.ts).
+ * limit on deep data directories; and the socket server mishandles the same protocol case (pglite/node-postgres.ts).
  *
  * With a pool of one, a query on the pool from inside a transaction callback would wait forever for the
  * connection the transaction holds. With `guardTransactions` (the tests' stores), `store.query` and
@@ -19,24 +19,21 @@
  * catch a programming mistake the tests already catch.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { mkdirSync, rmSync } from "node:fs";
-import { join, resolve } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { type Logger, pino } from "pino";
-import { BUILT_DATA_TEMPLATE_DIR, needsCreating, PGLITE_SUBDIR } from "./data-template.ts";
 import {
   QueryOutsideTransactionError,
   StoreClosedError,
   StoreUnavailableError,
   TransactionFinishedError,
 } from "./errors.ts";
-import { acquireDirLock, type DirLock } from "./lock.ts";
 import { runMigrations } from "./migrate.ts";
-import { createFromTemplate, createPglite } from "./pglite-instance.ts";
-import { createPglitePool } from "./pglite-pg.ts";
+import { PGLITE_SUBDIR } from "./pglite/data-template.ts";
+import { createPglite, PGLITE_CONF } from "./pglite/instance.ts";
+import { openPgliteBackend, type PgliteStoreOptions, pgliteBackend } from "./pglite/open.ts";
 
-export { createPglite, PGLITE_CONF } from "./pglite-instance.ts";
+export { createPglite, PGLITE_CONF };
 
 import { runNamed, StatementNames } from "./statements.ts";
 
@@ -97,7 +94,7 @@ export interface OpenStoreOptions {
   /** Embedded store only: start an empty store from a `dumpDataDir()` tarball (tests use a migrated template). */
   pgliteTemplate?: Blob;
   /**
-   * Embedded store on disk only: the prebuilt data directory a new store is unpacked from (data-template.ts);
+   * Embedded store on disk only: the prebuilt data directory a new store is unpacked from (pglite/data-template.ts);
    * default the one `npm run build` made, `null` to always run initdb. Used only when it suits this install.
    */
   pgliteDataTemplate?: string | null;
@@ -175,74 +172,21 @@ async function createSchema(pool: pg.Pool, schema: string): Promise<void> {
 }
 
 async function openPglite(dataDir: string, options: OpenStoreOptions, logger: Logger): Promise<Store> {
-  const inMemory = dataDir.startsWith("memory://");
-  let lock: DirLock | null = null;
-  let pgDir = dataDir;
-  let fromTemplate = false;
-  try {
-    if (!inMemory) {
-      const dir = resolve(dataDir);
-      mkdirSync(dir, { recursive: true });
-      lock = acquireDirLock(dir);
-      pgDir = join(dir, PGLITE_SUBDIR);
-      const template =
-        options.pgliteDataTemplate === undefined ? BUILT_DATA_TEMPLATE_DIR : options.pgliteDataTemplate;
-      if (template !== null && !options.pgliteTemplate && needsCreating(pgDir))
-        fromTemplate = await createFromTemplate(template, pgDir, logger);
-    }
-    let pglite: PGlite;
-    try {
-      pglite = await createPglite(
-        pgDir,
-        options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {},
-      );
-    } catch (error) {
-      if (!fromTemplate) throw error;
-      // Nothing but the template is in it yet: start again the way a store was always created.
-      logger.warn(
-        { err: error },
-        "the store made from the prebuilt data directory did not start; creating it with initdb",
-      );
-      rmSync(pgDir, { recursive: true, force: true });
-      pglite = await createPglite(pgDir, {});
-    }
-    return pgliteStore(pglite, {
-      dataDir: inMemory ? null : resolve(dataDir),
-      lock,
-      logger,
-      label: dataDir,
-      guardTransactions: options.guardTransactions ?? false,
-    });
-  } catch (error) {
-    lock?.release();
-    throw error;
-  }
+  const opened = await openPgliteBackend(dataDir, options, logger);
+  return makeStore(
+    { kind: "pglite", pool: opened.pool, connectionString: null, dataDir: opened.dataDir, schema: null },
+    options.guardTransactions ?? false,
+    opened.close,
+  );
 }
 
-export function pgliteStore(
-  pglite: PGlite,
-  opts: {
-    dataDir: string | null;
-    lock: DirLock | null;
-    logger: Logger;
-    label: string;
-    guardTransactions: boolean;
-  },
-): Store {
-  const pool = createPglitePool(pglite);
-  pool.on("error", (error) => opts.logger.error({ err: error }, "embedded store connection error"));
-  opts.logger.info({ backend: "pglite", dataDir: opts.dataDir ?? opts.label }, "store opened");
+/** A store over an open PGlite instance (the template builders' stores, in memory). */
+export function pgliteStore(pglite: PGlite, opts: PgliteStoreOptions): Store {
+  const opened = pgliteBackend(pglite, opts);
   return makeStore(
-    { kind: "pglite", pool, connectionString: null, dataDir: opts.dataDir, schema: null },
+    { kind: "pglite", pool: opened.pool, connectionString: null, dataDir: opened.dataDir, schema: null },
     opts.guardTransactions,
-    async () => {
-      try {
-        await pool.end();
-        if (!pglite.closed) await pglite.close();
-      } finally {
-        opts.lock?.release();
-      }
-    },
+    opened.close,
   );
 }
 

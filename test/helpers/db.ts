@@ -13,9 +13,9 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll } from "vitest";
-import { buildPgliteTemplate } from "../../src/store/data-template-build.ts";
 import { type OpenStoreOptions, openStore, type Store } from "../../src/store/db.ts";
 import { loadMigrations } from "../../src/store/migrate.ts";
+import { buildPgliteTemplate } from "../../src/store/pglite/data-template-build.ts";
 
 export type Backend = "pglite" | "postgres";
 

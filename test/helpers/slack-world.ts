@@ -7,7 +7,8 @@ import { createJobs, type JobHandler, type Jobs, type PlaceOrderJobData } from "
 import { type PlacementHandlers, placeOrderJob } from "../../src/orders/place.ts";
 import { workPlacement } from "../../src/orders/placement-queues.ts";
 import { showOrder } from "../../src/orders/show-order.ts";
-import { createPostUpdateWorker, type PostUpdateWorker } from "../../src/orders/updates/post-update.ts";
+import { createPostUpdateWorker } from "../../src/orders/updates/post-update.ts";
+import type { PostUpdateWorker } from "../../src/orders/updates/post-update-deps.ts";
 import { EnvKeyProvider } from "../../src/secrets/env-provider.ts";
 import {
   type CreateSlackAppOptions,
@@ -15,7 +16,7 @@ import {
   SLACK_EVENTS_PATH,
   type SlackApp,
 } from "../../src/slack/app.ts";
-import { orderMessage } from "../../src/slack/blocks/order-message.ts";
+import { updatePresenter } from "../../src/slack/blocks/updates/presenter.ts";
 import { createSlackChat } from "../../src/slack/outbound/index.ts";
 import type { Store } from "../../src/store/db.ts";
 import { SupplierClient, type SupplierClientOptions } from "../../src/supplier/client.ts";
@@ -170,7 +171,7 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
   const postUpdates = createPostUpdateWorker({
     store,
     slack: createSlackChat({ token: options.botToken, apiUrl: fake.apiUrl, timeoutMs: 5000 }),
-    renderParent: (order) => orderMessage(order, { customer }),
+    present: updatePresenter({ customer }),
     showMissingMessage: (order, signal) =>
       showOrder(store, slack.notifier, order, { kind: "placed" }, { retryDelayMs: 50, signal }),
     missingMessageAfterMs: 0,

@@ -15,18 +15,19 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createJobs, QUEUES } from "../../src/jobs/index.ts";
+import { openStore, PGLITE_SUBDIR, type Store } from "../../src/store/db.ts";
+import { loadMigrations } from "../../src/store/migrate.ts";
 import {
   checkDataTemplate,
   currentTemplateIdentity,
   TEMPLATE_ARCHIVE,
   TEMPLATE_MANIFEST,
-} from "../../src/store/data-template.ts";
-import { buildDataTemplate } from "../../src/store/data-template-build.ts";
-import { openStore, PGLITE_SUBDIR, type Store } from "../../src/store/db.ts";
-import { loadMigrations } from "../../src/store/migrate.ts";
+} from "../../src/store/pglite/data-template.ts";
+import { buildDataTemplate } from "../../src/store/pglite/data-template-build.ts";
+import { extractTar } from "../../src/store/pglite/tar.ts";
 import { capturedLogger } from "../secrets/helpers.ts";
 import { tarOf } from "./support/tar.ts";
 
@@ -80,6 +81,16 @@ describe("prebuilt data directory of the embedded store", () => {
     expect(checkDataTemplate(template)).toEqual({ usable: true });
   });
 
+  it("holds a store that was shut down cleanly, so a first start opens it without crash recovery", () => {
+    const unpacked = join(root, "inspect");
+    mkdirSync(unpacked);
+    extractTar(gunzipSync(readFileSync(join(template, TEMPLATE_ARCHIVE))), unpacked);
+    expect(existsSync(join(unpacked, "postmaster.pid"))).toBe(false);
+    // pg_control: the cluster state follows the system identifier and two version numbers (16 bytes);
+    // 1 is DB_SHUTDOWNED (a dump of a running store says 6, DB_IN_PRODUCTION).
+    expect(readFileSync(join(unpacked, "global", "pg_control")).readUInt32LE(16)).toBe(1);
+  });
+
   it("creates a new store by unpacking it: migrated, pg-boss's queues in place, and it keeps what is written", async () => {
     const dataDir = join(root, "fresh");
     const { store, messages } = await openLogged(dataDir, template);
@@ -90,6 +101,9 @@ describe("prebuilt data directory of the embedded store", () => {
         migrations: loadMigrations().map((m) => m.name),
         queues: Object.values(QUEUES).sort(),
       });
+      // initdb's template databases are left out: the store is the app's one database.
+      const { rows: databases } = await store.query<{ datname: string }>("SELECT datname FROM pg_database");
+      expect(databases.map((r) => r.datname)).toEqual(["postgres"]);
       await store.query("INSERT INTO document_sequences (prefix, value) VALUES ('T-', 7)");
     } finally {
       await store.close();

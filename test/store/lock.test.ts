@@ -6,8 +6,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/db.ts";
 import { StoreLockedError } from "../../src/store/errors.ts";
-import { acquireDirLock, LOCK_FILE_NAME } from "../../src/store/lock.ts";
 import { loadMigrations } from "../../src/store/migrate.ts";
+import { acquireDirLock, LOCK_FILE_NAME } from "../../src/store/pglite/lock.ts";
 import { pgliteTemplate } from "../helpers/db.ts";
 
 function deadPid(): number {

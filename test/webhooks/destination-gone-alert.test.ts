@@ -37,7 +37,7 @@ describe("the admin alert for updates that cannot be posted", () => {
     const worker = createPostUpdateWorker({
       store,
       slack: h.slack,
-      renderParent: h.renderParent,
+      present: h.present,
       pacer: new ChannelPacer({ perSecond: 50, burst: 50 }),
       now: () => NOW,
       alertAdmins: async (alert) => {

@@ -348,7 +348,7 @@ describe("Slack's limits", () => {
     const worker = createPostUpdateWorker({
       store,
       slack: h.slack,
-      renderParent: h.renderParent,
+      present: h.present,
       pacer: new ChannelPacer({ perSecond: 1, burst: 1 }),
       now: () => NOW,
     });
@@ -412,14 +412,14 @@ describe("Slack's limits", () => {
     const worker = createPostUpdateWorker({
       store,
       slack: h.slack,
-      renderParent: h.renderParent,
+      present: h.present,
       pacer: new ChannelPacer({ perSecond: 50, burst: 50 }),
       // The quiet period is measured against the database's own updated_at, so this test runs on the real
       // clock: a fixed NOW would make it pass or fail depending on the hour it runs.
       now: () => new Date(),
       missingMessageAfterMs: 0,
       showMissingMessage: async (order) => {
-        const parent = h.renderParent(order);
+        const parent = h.present.parent(order);
         const { ts } = await h.slack.postMessage({
           channel: ORDERS_CHANNEL,
           text: parent?.text ?? "",

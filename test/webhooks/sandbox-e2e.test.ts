@@ -52,7 +52,7 @@ async function placeThroughSandbox(ticket: string, n: number) {
     status: "placing",
     request,
   });
-  const parent = h.renderParent(order);
+  const parent = h.present.parent(order);
   const { ts } = await h.slack.postMessage({
     channel: ORDERS_CHANNEL,
     text: parent?.text ?? "",

@@ -13,12 +13,9 @@ import type { Order } from "../../src/orders/model/order.ts";
 import type { AdminAlert } from "../../src/orders/ports.ts";
 import type { SlackChat } from "../../src/orders/updates/chat-port.ts";
 import { ChannelPacer } from "../../src/orders/updates/pacer.ts";
-import {
-  type PostUpdateDeps,
-  type PostUpdateWorker,
-  workPostUpdates,
-} from "../../src/orders/updates/post-update.ts";
-import { orderMessage } from "../../src/slack/blocks/order-message.ts";
+import { workPostUpdates } from "../../src/orders/updates/post-update.ts";
+import type { PostUpdateDeps, PostUpdateWorker } from "../../src/orders/updates/post-update-deps.ts";
+import { updatePresenter } from "../../src/slack/blocks/updates/presenter.ts";
 import { renderAdminAlert } from "../../src/slack/notifier.ts";
 import { createSlackChat } from "../../src/slack/outbound/index.ts";
 import type { Store } from "../../src/store/db.ts";
@@ -47,7 +44,7 @@ export interface Harness {
   worker: PostUpdateWorker;
   sweeper: OrphanSweeper;
   alerts: AdminAlert[];
-  renderParent: PostUpdateDeps["renderParent"];
+  present: PostUpdateDeps["present"];
   close(): Promise<void>;
 }
 
@@ -92,11 +89,11 @@ export async function startHarness(store: Store, options: HarnessOptions = {}): 
     alerts.push(alert);
     await slack.postMessage({ channel: ADMIN_CHANNEL, ...renderAdminAlert(alert) });
   };
-  const renderParent = (order: Order) => orderMessage(order, { customer, now: NOW });
+  const present = updatePresenter({ customer, now: NOW });
   const worker = workPostUpdates(jobs, {
     store,
     slack,
-    renderParent,
+    present,
     alertAdmins,
     pacer: options.pacer ?? new ChannelPacer({ perSecond: 50, burst: 50 }),
     settleMs: options.settleMs ?? 0,
@@ -135,7 +132,7 @@ export async function startHarness(store: Store, options: HarnessOptions = {}): 
     worker,
     sweeper,
     alerts,
-    renderParent,
+    present,
     async close() {
       await http.close({ graceMs: 1000 });
       await sweeper.stop();
@@ -171,7 +168,7 @@ export async function placeOrder(
     request: validOrder({ externalDocumentNumber: edn }),
   });
   const channel = options.channel ?? ORDERS_CHANNEL;
-  const parent = h.renderParent(order);
+  const parent = h.present.parent(order);
   const { ts } = await h.slack.postMessage({
     channel,
     text: parent?.text ?? "order",

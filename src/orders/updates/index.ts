@@ -3,14 +3,16 @@ export { enqueuePostUpdate, type PostUpdateJobData, postUpdateJobId } from "./en
 export * from "./errors.ts";
 export { OrderBusyError, OrderLocks } from "./order-lock.ts";
 export { ChannelPacer, type PacerOptions, type Reservation } from "./pacer.ts";
-export {
-  createPostUpdateWorker,
-  type ParentMessage,
-  type PostOutcome,
-  type PostUpdateDeps,
-  type PostUpdateWorker,
-  workPostUpdates,
-} from "./post-update.ts";
+export { createPostUpdateWorker, workPostUpdates } from "./post-update.ts";
+export type {
+  ParentMessage,
+  PostOutcome,
+  PostUpdateDeps,
+  PostUpdateWorker,
+  ReplyMessage,
+  ReplyOptions,
+  UpdatePresenter,
+} from "./post-update-deps.ts";
 export {
   foldTracking,
   readTracking,

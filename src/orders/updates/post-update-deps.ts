@@ -8,6 +8,7 @@ import type { AdminAlert } from "../ports.ts";
 import type { SlackChat } from "./chat-port.ts";
 import type { PostUpdateJobData } from "./enqueue.ts";
 import type { ChannelPacer } from "./pacer.ts";
+import type { EventToRender } from "./stored-event.ts";
 import type { BroadcastSettings, UpdatesVerbosity } from "./verbosity.ts";
 
 export interface ParentMessage {
@@ -15,14 +16,33 @@ export interface ParentMessage {
   blocks?: unknown[];
 }
 
+export interface ReplyMessage {
+  text: string;
+  blocks: unknown[];
+}
+
+export interface ReplyOptions {
+  now: Date;
+  /** IANA zone dates are shown in (default UTC). */
+  timeZone?: string;
+  /** The event happened before one already posted in the thread (it arrived late). */
+  late: boolean;
+}
+
+/** How an order's message and its thread replies look: the Block Kit builders in src/slack/blocks/. */
+export interface UpdatePresenter {
+  /** The order message as it should look now, or null to leave it alone. */
+  parent(order: Order): ParentMessage | null;
+  /** An event's reply in the order's thread. */
+  reply(event: EventToRender, order: Order, options: ReplyOptions): ReplyMessage;
+  /** The reply cut down, after Slack refused the full one for good (`slackError` says why). */
+  shortReply(event: EventToRender, order: Order, options: ReplyOptions, slackError: string): ReplyMessage;
+}
+
 export interface PostUpdateDeps {
   store: Store;
   slack: SlackChat;
-  /**
-   * The order message as it should look now (the order message builder in src/slack/blocks/), or null to
-   * leave it alone.
-   */
-  renderParent: (order: Order) => ParentMessage | null;
+  present: UpdatePresenter;
   /**
    * Shows a placed order whose message never made it to Slack (the placement job's posts failed while Slack
    * was down), so its updates have somewhere to go: posts (or finds) it and returns the order with its message

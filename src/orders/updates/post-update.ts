@@ -8,7 +8,7 @@
  *  2. post each unposted event the thread shows (verbosity.ts: milestones, or every event) as a reply, at the
  *     channel's pace, and mark it posted with the reply's ts right after Slack answers; mark the others handled
  *     without a reply;
- *  3. re-render the parent message (`renderParent`, the order message builder) and `chat.update` it if it
+ *  3. re-render the parent message (`present.parent`, the order message builder) and `chat.update` it if it
  *     changed.
  *
  * Exactly once: an event is posted only while `posted_at` is null, by one poster at a time. A crash (or a
@@ -23,7 +23,6 @@ import { PermanentJobError, RetryLaterError } from "../../jobs/errors.ts";
 import type { Jobs } from "../../jobs/jobs.ts";
 import { QUEUES } from "../../jobs/queues.ts";
 import type { JobContext, JobHandler } from "../../jobs/worker.ts";
-import { renderOrderReply, renderOrderShortReply } from "../../slack/blocks/updates/order-reply.ts";
 import {
   attachOrphansOfOrder,
   listEventsForOrder,
@@ -48,8 +47,6 @@ import { ChannelPacer, waitForSlot } from "./pacer.ts";
 import { postReply, type ReplyOutcome } from "./post-reply.ts";
 import type { PostOutcome, PostUpdateDeps, PostUpdateWorker } from "./post-update-deps.ts";
 import { decideReply } from "./verbosity.ts";
-
-export type { ParentMessage, PostOutcome, PostUpdateDeps, PostUpdateWorker } from "./post-update-deps.ts";
 
 const PARENT_CACHE_MAX = 10_000;
 /** `metadata.event_type` of our threaded replies; `event_payload.event_id` names the supplier event. */
@@ -215,7 +212,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
 
   async function updateParent(order: Order, logger: Logger): Promise<boolean> {
     if (!order.slackChannelId || !order.slackMessageTs) return false;
-    const rendered = deps.renderParent(order);
+    const rendered = deps.present.parent(order);
     if (!rendered) return false;
     const key = JSON.stringify(rendered);
     if (lastParent.get(order.id) === key) return false;
@@ -338,7 +335,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
 
       const late = newestPosted !== null && event.occurredAt.getTime() < newestPosted;
       const renderOptions = { now: now(), timeZone, late };
-      const rendered = renderOrderReply(event, order, renderOptions);
+      const rendered = deps.present.reply(event, order, renderOptions);
       const { broadcast, milestone } = decision;
       let outcome: ReplyOutcome;
       try {
@@ -368,7 +365,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
                 event_payload: { event_id: event.id, order_id: orderId },
               },
             },
-            short: (slackError) => renderOrderShortReply(event, order, renderOptions, slackError),
+            short: (slackError) => deps.present.shortReply(event, order, renderOptions, slackError),
           },
           logger,
         );

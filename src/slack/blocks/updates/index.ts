@@ -7,6 +7,7 @@ export {
   slackLink,
   stateLabel,
 } from "./format.ts";
+export { updatePresenter } from "./presenter.ts";
 export {
   type Block,
   type RenderedMessage,

@@ -12,25 +12,17 @@
  */
 
 import { spawn } from "node:child_process";
-import {
-  createReadStream,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-} from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createGunzip } from "node:zlib";
-import { loadMigrations } from "./migrate.ts";
-import { type ExtractSummary, extractTar } from "./tar.ts";
+import { loadMigrations } from "../migrate.ts";
+import type { ExtractSummary } from "./tar.ts";
 
-/** Where `npm run build` writes the template (the same path from `src/store/` and `dist/store/`). */
-export const BUILT_DATA_TEMPLATE_DIR = fileURLToPath(new URL("../../dist/store-template/", import.meta.url));
+/** Where `npm run build` writes the template (the same path from `src/store/pglite/` and `dist/store/pglite/`). */
+export const BUILT_DATA_TEMPLATE_DIR = fileURLToPath(
+  new URL("../../../dist/store-template/", import.meta.url),
+);
 
 export const TEMPLATE_ARCHIVE = "pgdata.tar.gz";
 /** Directory inside `dataDir` holding PGlite's files; the lock file sits beside it. */
@@ -39,7 +31,11 @@ export const TEMPLATE_MANIFEST = "manifest.json";
 
 /** What a template was built for; a template is used only when this equals the running install's. */
 export interface DataTemplateIdentity {
-  format: 1;
+  /**
+   * 2: the data directory of a store shut down cleanly, opened as a restart opens one. (1 was PGlite's dump of a
+   * running store, which PostgreSQL opened with crash recovery: ≈ 0.1 s more of a first start.)
+   */
+  format: 2;
   pglite: string;
   pgBoss: string;
   migrations: Array<{ name: string; checksum: string }>;
@@ -51,7 +47,7 @@ export interface DataTemplateManifest extends DataTemplateIdentity {
 
 export function currentTemplateIdentity(): DataTemplateIdentity {
   return {
-    format: 1,
+    format: 2,
     pglite: packageVersion("@electric-sql/pglite"),
     pgBoss: packageVersion("pg-boss"),
     migrations: loadMigrations().map(({ name, checksum }) => ({ name, checksum })),
@@ -94,14 +90,14 @@ export function needsCreating(pgDir: string): boolean {
  *
  * The unpacking runs in a child process (`unpack-main.ts`): the buffers and garbage of decompressing 40 MB
  * and writing ≈ 1,000 files stayed resident in the process that did it (a first start idled ≈ 45 MB above a
- * restart, of a 200 MB budget); a child's memory goes back to the system when it exits. It exits with us too:
- * it stops when its stdin closes. Only this process renames the result into place.
+ * restart, of a 200 MB budget); a child's memory goes back to the system when it exits. It stops if we exit
+ * first. Only this process renames the result into place.
  */
 export async function restoreDataTemplate(dir: string, pgDir: string): Promise<ExtractSummary> {
   const partial = `${pgDir}.partial`;
   rmSync(partial, { recursive: true, force: true });
   try {
-    const summary = await runUnpacker(dir, partial);
+    const summary = await runUnpacker(join(dir, TEMPLATE_ARCHIVE), partial);
     if (existsSync(pgDir)) rmSync(pgDir, { recursive: true }); // empty: needsCreating said so
     renameSync(partial, pgDir);
     return summary;
@@ -111,24 +107,15 @@ export async function restoreDataTemplate(dir: string, pgDir: string): Promise<E
   }
 }
 
-/** Unpacks the template's archive into `partial` (created here) in this process; `unpack-main.ts` runs it. */
-export async function unpackArchive(dir: string, partial: string): Promise<ExtractSummary> {
-  // PostgreSQL refuses a data directory that others may read.
-  mkdirSync(partial, { mode: 0o700 });
-  // Decompressed on libuv's thread pool while the files already decompressed are written.
-  const source = createReadStream(join(dir, TEMPLATE_ARCHIVE)).pipe(createGunzip({ chunkSize: 64 * 1024 }));
-  return extractTar(source, partial);
-}
-
 const UNPACKER = fileURLToPath(
   new URL(`./unpack-main${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
 );
 
-function runUnpacker(dir: string, partial: string): Promise<ExtractSummary> {
+function runUnpacker(archive: string, partial: string): Promise<ExtractSummary> {
   // From the sources (tests, or a stale build) the child needs the TypeScript loader too.
   const loader = UNPACKER.endsWith(".ts") ? ["--import", "tsx"] : [];
-  const child = spawn(process.execPath, [...loader, UNPACKER, dir, partial], {
-    stdio: ["pipe", "pipe", "pipe"],
+  const child = spawn(process.execPath, [...loader, UNPACKER, archive, partial], {
+    stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
   let err = "";
@@ -161,7 +148,7 @@ function runUnpacker(dir: string, partial: string): Promise<ExtractSummary> {
 const require = createRequire(import.meta.url);
 
 /** The installed version of `name` (packages do not all export their package.json, so it is found on disk). */
-function packageVersion(name: string): string {
+export function packageVersion(name: string): string {
   let dir = dirname(require.resolve(name));
   for (;;) {
     const candidate = join(dir, "package.json");

@@ -2,6 +2,9 @@
  * The embedded PostgreSQL (PGlite) instance: its settings, V8's treatment of its WebAssembly, and creating a new
  * data directory from the prebuilt one.
  */
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import v8 from "node:v8";
 import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import type { Logger } from "pino";
@@ -22,13 +25,47 @@ import { checkDataTemplate, restoreDataTemplate } from "./data-template.ts";
  */
 export const PGLITE_CONF: readonly string[] = ["shared_buffers = 16MB", "wal_init_zero = off"];
 
-export function createPglite(
+export async function createPglite(
   dataDir: string,
   extra: Pick<PGliteOptions, "loadDataDir"> & { conf?: readonly string[] } = {},
 ): Promise<PGlite> {
-  tierUpOnlyHotWasm();
   const { conf = [], ...rest } = extra;
-  return PGlite.create({ dataDir, ...rest, postgresqlconf: [...PGLITE_CONF, ...conf] });
+  const pgliteWasmModule = await compilePgliteWasm();
+  return PGlite.create({
+    dataDir,
+    ...rest,
+    ...(pgliteWasmModule && { pgliteWasmModule }),
+    postgresqlconf: [...PGLITE_CONF, ...conf],
+  });
+}
+
+/** PGlite's PostgreSQL, compiled to WebAssembly: the file PGlite itself loads when it is not handed the module. */
+export const PGLITE_WASM = join(
+  dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite")),
+  "pglite.wasm",
+);
+
+type WasmModule = NonNullable<PGliteOptions["pgliteWasmModule"]>;
+/** Node's `WebAssembly` global, which the ES library this project compiles against does not declare. */
+const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> } })
+  .WebAssembly;
+
+let compiling: Promise<WasmModule | undefined> | null = null;
+
+/**
+ * Starts compiling PGlite's WebAssembly (once per process) and returns the module, which `createPglite` hands to
+ * PGlite instead of letting it read and compile the file itself. `openPgliteBackend` calls it first thing, so on a
+ * first start the compiling (≈ 0.1 s, on V8's background threads) overlaps unpacking the prebuilt data directory,
+ * while this thread would otherwise wait for the unpacker. Should the file not be where this PGlite keeps it
+ * (test/store/pglite-version.test.ts checks that it is), PGlite loads it itself as before.
+ */
+export function compilePgliteWasm(): Promise<WasmModule | undefined> {
+  tierUpOnlyHotWasm(); // before the module exists
+  compiling ??= readFile(PGLITE_WASM).then(
+    (bytes) => wasm.compile(bytes),
+    () => undefined,
+  );
+  return compiling;
 }
 
 /**

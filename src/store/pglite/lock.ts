@@ -9,7 +9,7 @@
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
-import { StoreLockedError } from "./errors.ts";
+import { StoreLockedError } from "../errors.ts";
 
 export const LOCK_FILE_NAME = "order-desk.lock";
 
