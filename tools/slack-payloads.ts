@@ -126,6 +126,8 @@ export interface SlackRequests {
   blockSuggestion(input: BlockSuggestionInput): Promise<SlackHttpResponse>;
   messageAction(input: MessageActionInput): Promise<SlackHttpResponse>;
   functionExecuted(input: FunctionExecutedInput): Promise<SlackHttpResponse & { eventId: string }>;
+  /** The user opened the app's Home tab (`app_home_opened`, tab `home`). */
+  appHomeOpened(input: { userId: string }): Promise<SlackHttpResponse>;
   urlVerification(challenge: string): Promise<SlackHttpResponse>;
   /** Sends any body: over HTTP signed unless `signature` overrides it; in Socket Mode as the envelope it makes. */
   send(raw: RawRequest): Promise<SlackHttpResponse>;
@@ -313,6 +315,29 @@ export function slackPayloads(opts: PayloadOptions) {
       };
     },
 
+    appHomeOpened(i: { userId: string }): SlackPayload {
+      const now = clock();
+      return {
+        kind: "event",
+        body: {
+          token: VERIFICATION_TOKEN,
+          team_id: opts.teamId,
+          api_app_id: opts.appId,
+          type: "event_callback",
+          event_id: `Ev${randomBytes(6).toString("hex").toUpperCase()}`,
+          event_time: Math.floor(now / 1000),
+          event: {
+            type: "app_home_opened",
+            user: i.userId,
+            channel: `D${i.userId.slice(1)}`,
+            tab: "home",
+            event_ts: (now / 1000).toFixed(6),
+          },
+          authorizations: [{ enterprise_id: null, team_id: opts.teamId, user_id: i.userId, is_bot: false }],
+        },
+      };
+    },
+
     urlVerification: (challenge: string): SlackPayload => ({
       kind: "event",
       body: { token: VERIFICATION_TOKEN, challenge, type: "url_verification" },
@@ -340,6 +365,7 @@ export function requestsOver(
       const payload = payloads.functionExecuted(i);
       return { ...(await deliver(payload)), eventId: payload.eventId };
     },
+    appHomeOpened: (i) => deliver(payloads.appHomeOpened(i)),
     urlVerification: (challenge) => deliver(payloads.urlVerification(challenge)),
   };
 }

@@ -58,6 +58,7 @@ import {
 import { keyFailureAlert } from "./key-failure.ts";
 import { type FinalFailure, mayHaveBeenPlaced } from "./model/failure.ts";
 import { isRejected, type Order } from "./model/order.ts";
+import { failedOrderAlert } from "./operations/alerts.ts";
 import type { OrderChange, OrderNotifier, PlacementMetrics } from "./ports.ts";
 import { showOrder } from "./show-order.ts";
 
@@ -204,6 +205,10 @@ export function placeOrderJob(deps: PlaceOrderDeps): PlacementHandlers {
     deps.metrics?.failed(failure.code ?? "UNKNOWN");
     const failed = (await markFailed(deps.store, order.id, failure)) ?? order;
     await publishFinal(failed, { kind: "failed" }, log, signal);
+    // The admins can retry it from the alert (Retry now) once the cause is fixed.
+    await deps.notifier
+      .alertAdmins(failedOrderAlert(failed))
+      .catch((alertError: unknown) => log.warn({ err: alertError }, "admin alert failed"));
     throw new PermanentJobError(`order ${order.id} failed: ${String(failure.message)}`);
   }
 

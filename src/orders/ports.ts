@@ -3,6 +3,7 @@
  * The Slack implementation is src/slack/notifier.ts; the workflow step decorates it to complete its function.
  */
 import type { Order, OriginMessage } from "./model/order.ts";
+import type { AttentionSubject } from "./operations/types.ts";
 
 export type OrderChange =
   /** Stored and waiting for (or in) placement: the "placing order for TICKET …" message. */
@@ -28,6 +29,11 @@ export interface AdminAlert {
   title: string;
   /** Plain words, or words and references; never a secret (keys appear redacted only). */
   text: string | readonly AlertPart[];
+  /**
+   * What the alert is about, when an admin can act on it from Slack (Retry now, Retry posting, Attach…): such an
+   * alert opens an attention item (src/orders/operations/) and carries its buttons.
+   */
+  subject?: AttentionSubject;
 }
 
 /** An alert's text as plain words, references written `#C…` and `@U…` (for logs). */

@@ -13,10 +13,12 @@ import type { Customer } from "../config/catalog.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import type { Metrics } from "../metrics.ts";
 import { type Authorizer, createAuthorizer, type Membership } from "../orders/authorization.ts";
+import { postUnsentAlerts, withAttention } from "../orders/operations/report.ts";
 import type { OrderNotifier } from "../orders/ports.ts";
 import type { SubmitDeps } from "../orders/submit.ts";
-import type { ChannelPacer } from "../orders/updates/pacer.ts";
+import { ChannelPacer } from "../orders/updates/pacer.ts";
 import type { Store } from "../store/db.ts";
+import { createSlackAttentionAlerts } from "./attention-alerts.ts";
 import type { SlackContext } from "./context.ts";
 import { createHomeRefresher, type HomeRefresher } from "./home.ts";
 import { registerListeners } from "./listeners/index.ts";
@@ -37,6 +39,8 @@ import {
 
 export const SLACK_EVENTS_PATH = "/slack/events";
 export const DEFAULT_SLACK_TIMEOUT_MS = 10_000;
+/** How often admin alerts that did not go out are tried again. */
+const UNSENT_ALERTS_EVERY_MS = 60_000;
 
 export interface CreateSlackAppOptions {
   mode: "socket" | "http";
@@ -161,6 +165,25 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
   };
   // Each submit is stored in a transaction of its own before the modal closes (docs/benchmarks.md, slack-ack-open).
   const orders: SubmitDeps = { ...storing, authorizer, now };
+  // Notifier and admin alerts share one client that never re-sends on its own: an SDK retry of a chat.postMessage
+  // whose answer was lost would post twice. The jobs retry instead, after looking for the message
+  // (src/orders/show-order.ts). The `background` policy: a 429 comes back as an error the notifier waits out and
+  // retries itself (Slack did not take the call).
+  const outboundClient = createSlackWebClient({
+    token: options.botToken,
+    policy: "background",
+    timeoutMs,
+    apiUrl: options.slackApiUrl,
+    logger: slackLogger,
+  });
+  // One pace for the admin channel's alerts of both kinds, and for the order messages.
+  const pacer = options.pacer ?? new ChannelPacer();
+  const attentionAlerts = createSlackAttentionAlerts({
+    client: outboundClient,
+    adminChannel: options.customer.config.adminChannel,
+    metrics: options.metrics,
+    pacer,
+  });
   const context: SlackContext = {
     customer: options.customer,
     store: options.store,
@@ -170,7 +193,11 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     timeZone: options.timeZone ?? "UTC",
     // Keyed from the bot token: a secret every replica holds, never sent to Slack's clients.
     metadata: createMetadataSeal(options.botToken),
-    membership: authorizer,
+    operators: {
+      membership: authorizer,
+      deps: { store: options.store, jobs: options.jobs },
+      alerts: attentionAlerts,
+    },
   };
   registerListeners(app, context);
   options.register?.(app, context);
@@ -178,34 +205,30 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     logger.error({ err: error }, "unhandled error in a Slack listener");
   });
 
-  const notifier = createSlackNotifier({
-    // Its own client that never re-sends on its own: an SDK retry of a chat.postMessage whose answer was lost
-    // would post the order's message twice. The jobs retry instead, after looking for the message
-    // (src/orders/show-order.ts); only a 429, which Slack did not act on, is retried in place (notifier.ts).
-    // The `background` policy: a 429 comes back as an error the notifier waits out and retries itself (Slack did
-    // not take the call).
-    client: createSlackWebClient({
-      token: options.botToken,
-      policy: "background",
-      timeoutMs,
-      apiUrl: options.slackApiUrl,
-      logger: slackLogger,
+  // Alerts an admin can act on (a subject) open an attention item and carry its buttons (src/orders/operations/).
+  const notifier = withAttention(
+    createSlackNotifier({
+      client: outboundClient,
+      customer: options.customer,
+      adminChannel: options.customer.config.adminChannel,
+      logger,
+      now,
+      timeZone: context.timeZone,
+      ...(options.metrics ? { metrics: options.metrics } : {}),
+      pacer,
     }),
-    customer: options.customer,
-    adminChannel: options.customer.config.adminChannel,
-    logger,
-    now,
-    timeZone: context.timeZone,
-    ...(options.metrics ? { metrics: options.metrics } : {}),
-    ...(options.pacer ? { pacer: options.pacer } : {}),
-  });
+    { store: options.store, alerts: attentionAlerts },
+  );
   const home = createHomeRefresher({
     store: options.store,
+    operators: context.operators,
+    customer: options.customer,
     client,
     logger,
     ...(options.homeDebounceMs !== undefined ? { debounceMs: options.homeDebounceMs } : {}),
   });
 
+  let unsentAlerts: NodeJS.Timeout | null = null;
   return {
     app,
     client,
@@ -216,9 +239,21 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     home,
     context,
     async start() {
+      // Alerts that did not go out when reported (Slack down, the admin channel archived) are posted later.
+      unsentAlerts ??= setInterval(() => {
+        postUnsentAlerts(
+          { store: options.store, alerts: attentionAlerts },
+          {
+            now: now(),
+            onError: (err, item) => logger.warn({ err, itemId: item.id }, "admin alert not posted"),
+          },
+        ).catch((err: unknown) => logger.warn({ err }, "could not look for admin alerts not posted"));
+      }, UNSENT_ALERTS_EVERY_MS).unref();
       if (options.mode === "socket") await app.start();
     },
     async stop() {
+      if (unsentAlerts) clearInterval(unsentAlerts);
+      unsentAlerts = null;
       home.stop();
       if (options.mode === "socket") await app.stop();
     },

@@ -2,6 +2,8 @@
 import type { Logger } from "pino";
 import type { Customer } from "../config/catalog.ts";
 import type { Membership } from "../orders/authorization.ts";
+import type { OperatorDeps } from "../orders/operations/act.ts";
+import type { AttentionAlerts } from "../orders/operations/report.ts";
 import type { SubmitDeps } from "../orders/submit.ts";
 import type { Store } from "../store/db.ts";
 import type { MetadataSeal } from "./metadata.ts";
@@ -17,6 +19,10 @@ export interface SlackContext {
   timeZone: string;
   /** Seals the order modal's `private_metadata` and checks it on the way back (./metadata.ts). */
   metadata: MetadataSeal;
-  /** Who is among a set of people (admins): the authorizer's cached group lookups. */
-  membership: Pick<Membership, "isAmong">;
+  /** Admins' actions on alerts and App Home (src/orders/operations/): who is an admin, the store and queue, the alerts. */
+  operators: {
+    membership: Pick<Membership, "isAmong">;
+    deps: OperatorDeps;
+    alerts: AttentionAlerts;
+  };
 }

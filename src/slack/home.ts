@@ -1,18 +1,27 @@
 /** Publishing App Home's "My orders" for a user (on app_home_opened, and by anyone whose change shows there). */
 import { type Logger, pino } from "pino";
 import type { Order } from "../orders/model/order.ts";
+import { needsAttentionFor } from "../orders/operations/list.ts";
 import { listRecentOrdersForUser } from "../store/repositories/orders.ts";
 import { buildHomeView, HOME_ORDER_LIMIT } from "./blocks/home.ts";
 import type { SlackContext } from "./context.ts";
 import type { WebClient } from "./outbound/index.ts";
 
-export async function publishHome(
-  ctx: Pick<SlackContext, "store">,
-  client: WebClient,
-  userId: string,
-): Promise<void> {
-  const orders = await listRecentOrdersForUser(ctx.store, userId, HOME_ORDER_LIMIT);
-  await client.views.publish({ user_id: userId, view: buildHomeView(orders) });
+/** What App Home is built from; with `operators` and `customer`, admins also see "Needs attention". */
+export type HomeContext = Pick<SlackContext, "store"> & Partial<Pick<SlackContext, "operators" | "customer">>;
+
+export async function publishHome(ctx: HomeContext, client: WebClient, userId: string): Promise<void> {
+  const [orders, attention] = await Promise.all([
+    listRecentOrdersForUser(ctx.store, userId, HOME_ORDER_LIMIT),
+    // "Needs attention" never keeps "My orders" from showing: without it, the admin sees their orders.
+    ctx.operators && ctx.customer
+      ? needsAttentionFor(
+          { store: ctx.store, membership: ctx.operators.membership, config: ctx.customer.config },
+          userId,
+        ).catch(() => null)
+      : null,
+  ]);
+  await client.views.publish({ user_id: userId, view: buildHomeView(orders, attention) });
 }
 
 /** Keeps a requester's Home tab in step with their orders: `orderChanged` after the order changed in the store. */
@@ -23,8 +32,7 @@ export interface HomeRefresher {
   stop(): void;
 }
 
-export interface HomeRefresherOptions {
-  store: SlackContext["store"];
+export interface HomeRefresherOptions extends HomeContext {
   client: WebClient;
   /**
    * Changes to one user's orders within this window become one `views.publish` (default 1 s): a burst of
@@ -44,7 +52,7 @@ export function createHomeRefresher(options: HomeRefresherOptions): HomeRefreshe
   async function publish(userId: string): Promise<void> {
     try {
       // Reads the user's orders when it runs, so the refresh shows everything that changed while it waited.
-      await publishHome({ store: options.store }, options.client, userId);
+      await publishHome(options, options.client, userId);
     } catch (error) {
       logger.warn({ err: error, userId }, "could not refresh the user's App Home");
     }

@@ -168,6 +168,7 @@ function describeOrphans(correlationId: string, events: StoredEvent[], orphanAft
   const types = [...new Set(events.map((e) => clip(e.type, 40)))].join(", ");
   return {
     key: `orphan-events:${correlationId}`,
+    subject: { kind: "orphan_events", correlationId },
     title: "Supplier updates for an unknown order",
     text:
       `${events.length} supplier update${events.length === 1 ? "" : "s"} (${types}) for correlation id ` +

@@ -77,6 +77,13 @@ export interface SlackWorldOptions {
   slackTimeoutMs?: number;
   /** The Slack app's logger (default silent), e.g. the app's own `createLogger` at debug level. */
   logger?: CreateSlackAppOptions["logger"];
+  /** Changes to the example customer file before the app starts (e.g. `admins`). */
+  customize?: (config: CustomerConfig) => void;
+  /**
+   * Runs the post-update worker on its queue, with admin alerts, as main.ts does (default: not on a queue, a test
+   * runs `postOrderUpdates` itself).
+   */
+  workPostUpdates?: boolean;
   /** Wraps the placement handlers before they are registered (the workflow step's `withWorkflowSteps`). */
   wrapPlaceOrder?: (
     handlers: PlacementHandlers,
@@ -108,7 +115,9 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
   const transport = options.transport ?? "http";
   // A store per world: the same scenarios run once per transport in one file, each from an empty database.
   const store = await openTestStore();
-  const customer = createCustomer(exampleConfig());
+  const config = exampleConfig();
+  options.customize?.(config);
+  const customer = createCustomer(config);
   const appToken = fakeSlackToken("xapp");
   const fake = await startFakeSlack({
     botToken: options.botToken,
@@ -176,7 +185,9 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
       showOrder(store, slack.notifier, order, { kind: "placed" }, { retryDelayMs: 50, signal }),
     missingMessageAfterMs: 0,
     onOrderChanged: (order) => slack.home.orderChanged(order),
+    ...(options.workPostUpdates && { alertAdmins: (alert) => slack.notifier.alertAdmins(alert) }),
   });
+  if (options.workPostUpdates) jobs.work("post-update", postUpdates.handler, { concurrency: 2 });
 
   let server: Server | null = null;
   let requests: SlackRequests;

@@ -11,20 +11,31 @@
  * - a forged `private_metadata` (edited, unsealed, or sealed for another user) is refused whoever sends it, and a
  *   workflow cannot order with a profile that does not allow workflows;
  * - fuzzed `/order export` texts from an admin and an outsider: always a clear ephemeral answer, a file only for
- *   an admin's valid month and only in their DM, no mention or link acted on.
+ *   an admin's valid month and only in their DM, no mention or link acted on;
+ * - the admin buttons (Retry now, Mark handled, Retry posting, Attach to order…, Ignore) with forged ids, from
+ *   non-admins, and replayed: always answered, never a 5xx; nothing changes but the one admin's one action.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTION, CALLBACK } from "../../src/slack/blocks/ids.ts";
 import { createMetadataSeal } from "../../src/slack/metadata.ts";
+import { openAttention } from "../../src/store/repositories/attention.ts";
 import { type FakeView, runWorkflowStep, SlackUser } from "../../tools/fake-slack/index.ts";
 import { type SlackRequests, signSlackRequest } from "../../tools/slack-requests.ts";
 import { type InProcessDesk, startInProcessDesk, watchForCrashes } from "./harness/in-process.ts";
 import { scanFile } from "./harness/logs.ts";
 import { record } from "./harness/results.ts";
 import { orderForm, slackRequests } from "./harness/slack-driver.ts";
-import { AGENT, CHANNELS, OUTSIDER, RESTRICTED_CHANNEL, startWorld, type World } from "./harness/world.ts";
+import {
+  ADMIN_CHANNEL,
+  AGENT,
+  CHANNELS,
+  OUTSIDER,
+  RESTRICTED_CHANNEL,
+  startWorld,
+  type World,
+} from "./harness/world.ts";
 
 const RUNS = Number(process.env.RELIABILITY_FUZZ_RUNS ?? 10_000);
 /** Workflow steps sent together per property run (RUNS steps in all). */
@@ -420,6 +431,100 @@ describe("Slack requests under hostile input", () => {
       expect(await ordersBy(OUTSIDER)).toBe(0);
     });
   });
+  describe("admin buttons", () => {
+    /** Listed in the suite's customer file under `admins`. */
+    const ADMIN_USER = "U0RELADMIN";
+    const BUTTONS = [
+      ACTION.retryOrder,
+      ACTION.markHandled,
+      ACTION.retryPosting,
+      ACTION.attachOrphans,
+      ACTION.ignoreOrphans,
+    ];
+
+    async function openOrphanItem(): Promise<string> {
+      const { item } = await openAttention(app.desk.store, {
+        id: crypto.randomUUID(),
+        kind: "orphan_events",
+        subject: crypto.randomUUID(),
+        alert: { title: "Supplier updates for an unknown order", text: "hostile-slack" },
+      });
+      return item.id;
+    }
+
+    const resolvedAt = async (id: string) =>
+      (await app.desk.store.query("SELECT resolved_at FROM attention_items WHERE id = $1", [id])).rows[0]
+        ?.resolved_at ?? null;
+    const queuedOrders = async () =>
+      Number(
+        (await app.desk.store.query("SELECT count(*)::int AS n FROM orders WHERE status = 'queued'")).rows[0]
+          ?.n,
+      );
+
+    /** A click as Slack would send it: on the alert in the admin channel (with a response URL) or on App Home. */
+    function click(userId: string, actionId: string, value: unknown, onHome: boolean) {
+      const action = { type: "button", action_id: actionId, block_id: "attention_actions:x" } as Json;
+      if (value !== undefined) action.value = value;
+      return requests.blockActions({
+        userId,
+        triggerId: world.fake.issueTriggerId(userId),
+        ...(onHome
+          ? { view: { id: "VHOMEHOSTILE", type: "home", blocks: [], private_metadata: "" } }
+          : {
+              message: {
+                channelId: ADMIN_CHANNEL,
+                message: { type: "message", ts: "1.000001", text: "alert" },
+              },
+              responseUrl: world.fake.responseUrl(),
+            }),
+        actions: [action as never],
+      });
+    }
+
+    it("answers fuzzed clicks from admins and others with forged ids, and changes nothing", async () => {
+      const itemId = await openOrphanItem();
+      const queuedBefore = await queuedOrders();
+      const runs = Math.max(50, Math.floor(RUNS / 50));
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(AGENT, OUTSIDER, ADMIN_USER),
+          fc.constantFrom(...BUTTONS),
+          fc.oneof(nasty, fc.constant(itemId), fc.uuid(), fc.constant(undefined), anyValue),
+          fc.boolean(),
+          async (userId, actionId, value, onHome) => {
+            // An admin's click with the real id is a real action: that one is checked below, once.
+            if (userId === ADMIN_USER && value === itemId) return;
+            const res = await click(userId, actionId, value, onHome);
+            figures.inputsTried++;
+            if (res.status >= 500) figures.http5xx++;
+            expect(res.status).toBe(200);
+          },
+        ),
+        { numRuns: runs, seed: SEED },
+      );
+      expect(await resolvedAt(itemId)).toBeNull();
+      expect(await queuedOrders()).toBe(queuedBefore);
+    });
+
+    it("acts once on a replayed click, and answers every replay", async () => {
+      const itemId = await openOrphanItem();
+      const before = world.fake.responses().length;
+      for (let i = 0; i < 3; i++) {
+        expect((await click(ADMIN_USER, ACTION.ignoreOrphans, itemId, false)).status).toBe(200);
+      }
+      const texts = await until("three answers", 5_000, async () => {
+        const found = world.fake
+          .responses()
+          .slice(before)
+          .map((r) => String((r.body as Json).text ?? ""));
+        return found.length >= 3 ? found : undefined;
+      });
+      expect(texts.filter((t) => t.startsWith(":white_check_mark: Ignored by"))).toHaveLength(1);
+      expect(texts.filter((t) => t.includes("already handled"))).toHaveLength(2);
+      expect(await resolvedAt(itemId)).not.toBeNull();
+    });
+  });
+
   it("takes no workflow order for a profile that does not allow workflows, whatever the inputs name", async () => {
     const inputs: Json = {
       ticket_id: "WFR-1",
@@ -656,7 +761,12 @@ describe("Slack requests under hostile input", () => {
         ),
       },
     );
-    const command = fc.record({ user: fc.constantFrom(AGENT, AGENT, OUTSIDER), month });
+    /** Listed in the suite's customer file under `admins`; a person in the workspace, so it has a DM. */
+    const EXPORT_ADMIN = "U0RELADMIN";
+    if (!world.fake.workspace.users.has(EXPORT_ADMIN)) {
+      world.fake.addUser({ id: EXPORT_ADMIN, name: "reladmin", realName: "Rel Admin" });
+    }
+    const command = fc.record({ user: fc.constantFrom(EXPORT_ADMIN, EXPORT_ADMIN, AGENT, OUTSIDER), month });
     const filesBefore = world.fake.files().length;
     let uploads = 0;
     try {
@@ -693,9 +803,9 @@ describe("Slack requests under hostile input", () => {
             .catch(() => undefined);
           const text = String((answers?.[0]?.body as { text?: unknown } | undefined)?.text ?? "");
           const valid = /^\s*(\d{4}-(0[1-9]|1[0-2]))?\s*$/.test(typed) && !/^\s*[013-9]\d{3}-/.test(typed);
-          if (user === OUTSIDER) {
+          if (user !== EXPORT_ADMIN) {
             if (!text.includes("Only Order Desk admins"))
-              fail(`an outsider was not refused: ${input} → ${text}`);
+              fail(`a non-admin was not refused: ${input} → ${text}`);
           } else if (valid) {
             if (!text.startsWith("Exporting the orders of"))
               fail(`a valid month was not exported: ${input} → ${text}`);
@@ -715,7 +825,7 @@ describe("Slack requests under hostile input", () => {
       for (const file of shared) {
         if (!/^orders-\d{4}-\d{2}\.csv$/.test(file.filename)) fail(`a file named ${file.filename}`);
         for (const share of file.shares)
-          if (share.channel !== "D0AGENT01") fail(`a file shared in ${share.channel}`);
+          if (share.channel !== "D0RELADMIN") fail(`a file shared in ${share.channel}`);
       }
       if (shared.length !== uploads) fail(`${shared.length} files for ${uploads} accepted exports`);
       const injected = world.fake.injections();

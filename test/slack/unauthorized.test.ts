@@ -2,7 +2,7 @@
  * The supplier rejects our API key (401) even after the key is read again: the admin channel is told once, with
  * the key redacted, however many orders fail; a 401 is not retried by the queue (it is a 4xx: the same keys
  * would be refused again), so each order ends as not placed at once, says why, and can be resubmitted once the
- * key is fixed.
+ * key is fixed. Each order not placed also gets its own alert, with Retry now (test/slack/operator-actions.test.ts).
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { redactApiKey } from "../../src/supplier/keys.ts";
@@ -55,8 +55,16 @@ it("alerts the admin channel once with the key redacted, and ends the orders as 
   // One call, and one more after the key was read again: never a queue retry with the same refused key.
   expect(supplier.requests.length).toBeLessThanOrEqual(4);
   const alerts = h.fake.topLevel(ADMIN);
-  expect(alerts).toHaveLength(1);
-  const alert = JSON.stringify(alerts[0]?.versions);
+  const keyAlerts = alerts.filter((m) => m.text.includes("rejects our API key"));
+  expect(keyAlerts).toHaveLength(1);
+  // One per order, to retry it once the key is fixed.
+  const orderAlerts = await h.fake.waitFor(() => {
+    const found = h.fake.topLevel(ADMIN).filter((m) => m.text.includes("was not placed"));
+    return found.length === 2 ? found : undefined;
+  });
+  expect(JSON.stringify(orderAlerts.map((m) => m.blocks))).toContain("attention_retry_order");
+  for (const m of orderAlerts) expect(JSON.stringify(m.versions)).not.toContain(TEST_KEY);
+  const alert = JSON.stringify(keyAlerts[0]?.versions);
   expect(alert).toContain(redactApiKey(TEST_KEY));
   expect(alert).not.toContain(TEST_KEY);
   for (const call of h.fake.calls()) expect(JSON.stringify(call.args)).not.toContain(TEST_KEY);

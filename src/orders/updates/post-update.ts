@@ -46,6 +46,7 @@ import { OrderBusyError, OrderLocks } from "./order-lock.ts";
 import { ChannelPacer, waitForSlot } from "./pacer.ts";
 import { postReply, type ReplyOutcome } from "./post-reply.ts";
 import type { PostOutcome, PostUpdateDeps, PostUpdateWorker } from "./post-update-deps.ts";
+import { unpostedUpdatesAlert } from "./unposted-alert.ts";
 import { decideReply } from "./verbosity.ts";
 
 const PARENT_CACHE_MAX = 10_000;
@@ -147,18 +148,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
       logger.error({ channel, slackError: error.reason, pending: pending.length }, error.message);
       if (needsAlert && deps.alertAdmins) {
         await deps
-          .alertAdmins({
-            key: `updates-destination-gone:${order.id}:${error.reason}`,
-            title: `Order ${order.externalDocumentNumber}: updates cannot be posted`,
-            text: [
-              `${pending.length} supplier update${pending.length === 1 ? "" : "s"} for order ` +
-                `${order.externalDocumentNumber}${order.customerReference ? ` (${order.customerReference})` : ""} ` +
-                "could not be posted in ",
-              { channel },
-              `: ${error.message}. Posting stopped for this order; the updates are kept and go out with the ` +
-                "order's next update once this is fixed.",
-            ],
-          })
+          .alertAdmins(unpostedUpdatesAlert(order, pending.length, channel, error))
           .then(
             // Only now is it reported: the marks say so, and the order's next run does not alert again.
             async () => {

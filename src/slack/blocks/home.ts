@@ -1,17 +1,21 @@
 /** App Home: "My orders" (the user's recent orders with status, ticket, recipient and tracking) and a button. */
 import type { types } from "@slack/bolt";
 import type { Order } from "../../orders/model/order.ts";
+import type { AttentionList } from "../../orders/operations/types.ts";
+import { needsAttentionBlocks } from "./attention.ts";
 import { ACTION } from "./ids.ts";
 import { orderStatusLine, trackingLinks } from "./order-message.ts";
 import { escapeMrkdwn as esc, mrkdwn, plain } from "./text.ts";
 
 type KnownBlock = types.KnownBlock;
 
-/** 3 fixed blocks + 2 per order ≤ 100. */
+/** 3 fixed blocks + 2 per order, + "Needs attention" for admins (src/orders/operations/list.ts) ≤ 100. */
 export const HOME_ORDER_LIMIT = 20;
 
-export function buildHomeView(orders: readonly Order[]): types.HomeView {
+/** `attention`: an admin's "Needs attention", shown above "My orders" (null for everyone else). */
+export function buildHomeView(orders: readonly Order[], attention?: AttentionList | null): types.HomeView {
   const blocks: KnownBlock[] = [
+    ...(attention ? needsAttentionBlocks(attention) : []),
     { type: "header", text: plain("My orders", 150) },
     {
       type: "actions",

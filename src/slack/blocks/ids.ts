@@ -9,6 +9,8 @@ export const CALLBACK = {
   notice: "order_notice",
   /** manifest.yml `shortcuts[].callback_id` */
   orderFromMessage: "order_from_message",
+  /** "Attach to order…" on orphan events: the modal asking for the order's number. */
+  attachOrphans: "attention_attach_modal",
 } as const;
 
 export const ACTION = {
@@ -21,6 +23,12 @@ export const ACTION = {
   country: "country",
   fixAndResubmit: "fix_and_resubmit",
   homePlaceOrder: "home_place_order",
+  /** Admin alerts and App Home's "Needs attention" (the value is the attention item's id). */
+  retryOrder: "attention_retry_order",
+  markHandled: "attention_mark_handled",
+  retryPosting: "attention_retry_posting",
+  attachOrphans: "attention_attach_orphans",
+  ignoreOrphans: "attention_ignore_orphans",
   /** Plain value inputs: the action id is the block id. */
   value: "value",
 } as const;
@@ -57,4 +65,7 @@ export const LINE_BLOCK = {
 export const BLOCK = {
   lineActions: "line_actions",
   orderActions: "order_actions",
+  attentionActions: "attention_actions",
+  /** The attach modal's order-number input. */
+  attachOrderNumber: "attach_order_number",
 } as const;

@@ -46,6 +46,10 @@ export interface HarnessOptions {
   metrics?: SlackWorldOptions["metrics"];
   /** The Slack app's logger (default silent). */
   logger?: SlackWorldOptions["logger"];
+  customize?: SlackWorldOptions["customize"];
+  workPostUpdates?: boolean;
+  /** More people in the workspace (beside the agent, the manager and the outsider). */
+  users?: SlackWorldOptions["users"];
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
@@ -57,6 +61,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       { id: AGENT, name: "alice", realName: "Alice Agent" },
       { id: MANAGER, name: "mark", realName: "Mark Manager" },
       { id: OUTSIDER, name: "oscar", realName: "Oscar Outsider" },
+      ...(options.users ?? []),
     ],
     channels: [
       { id: HELPDESK, name: "helpdesk" },
@@ -73,6 +78,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     },
     ...(options.metrics && { metrics: options.metrics }),
     ...(options.logger && { logger: options.logger }),
+    ...(options.customize && { customize: options.customize }),
+    ...(options.workPostUpdates && { workPostUpdates: true }),
   });
   const { fake, store, requests } = world;
   const user = (userId: string) => new SlackUser({ fake, requests, userId, timeoutMs: 8000 });

@@ -4,6 +4,11 @@ import type { SlackContext } from "../../context.ts";
 import { anyOf, routeById } from "../route.ts";
 import { addBundle } from "./add-bundle.ts";
 import { addLine } from "./add-line.ts";
+import { attentionAttachOrphans } from "./attention-attach-orphans.ts";
+import { attentionIgnoreOrphans } from "./attention-ignore-orphans.ts";
+import { attentionMarkHandled } from "./attention-mark-handled.ts";
+import { attentionRetryOrder } from "./attention-retry-order.ts";
+import { attentionRetryPosting } from "./attention-retry-posting.ts";
 import { fixAndResubmit } from "./fix-and-resubmit.ts";
 import { homePlaceOrder } from "./home-place-order.ts";
 import { removeLine } from "./remove-line.ts";
@@ -22,6 +27,11 @@ export function register(app: App, ctx: SlackContext): void {
     [ACTION.addBundle, addBundle(ctx) as ActionHandler],
     [ACTION.fixAndResubmit, fixAndResubmit(ctx) as ActionHandler],
     [ACTION.homePlaceOrder, homePlaceOrder(ctx)],
+    [ACTION.retryOrder, attentionRetryOrder(ctx) as ActionHandler],
+    [ACTION.markHandled, attentionMarkHandled(ctx) as ActionHandler],
+    [ACTION.retryPosting, attentionRetryPosting(ctx) as ActionHandler],
+    [ACTION.attachOrphans, attentionAttachOrphans(ctx) as ActionHandler],
+    [ACTION.ignoreOrphans, attentionIgnoreOrphans(ctx) as ActionHandler],
   ]);
   app.action<BlockAction>(
     { action_id: anyOf(handlers.keys()) },

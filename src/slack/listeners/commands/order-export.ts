@@ -33,7 +33,7 @@ export async function answerOrderExport(
   request: ExportRequest,
 ): Promise<void> {
   const say = (text: string) => respond({ response_type: "ephemeral", text });
-  const admin = await checkAdmin(ctx.membership, ctx.customer.config, request.userId);
+  const admin = await checkAdmin(ctx.operators.membership, ctx.customer.config, request.userId);
   if (!admin.allowed) {
     await say(admin.message);
     return;

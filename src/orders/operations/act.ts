@@ -1,0 +1,174 @@
+/**
+ * The operators' actions, each exactly once: the item is locked, checked open, its state change made (with the
+ * job it needs) and the item resolved, all in one transaction. A second click (the same admin twice, two admins)
+ * waits for the first and finds the item resolved: it answers who acted, and does nothing again.
+ *
+ * The caller has checked that `by` is an admin (src/orders/admins.ts); the item id is only a lookup key (it came
+ * back from Slack in a button's value), so an unknown id or an action the item's kind does not offer is refused.
+ */
+import { jobId } from "../../jobs/ids.ts";
+import type { Jobs } from "../../jobs/jobs.ts";
+import { QUEUES } from "../../jobs/queues.ts";
+import type { Queryable, Store } from "../../store/db.ts";
+import { getAttentionForUpdate, resolveAttention } from "../../store/repositories/attention.ts";
+import { attachOrphans } from "../../store/repositories/events.ts";
+import { clearPostErrors, requeueFailedOrder } from "../../store/repositories/operator-actions.ts";
+import {
+  findOrdersByExternalDocumentNumber,
+  getOrder,
+  setCorrelationId,
+} from "../../store/repositories/orders.ts";
+import { isRejected } from "../model/order.ts";
+import type { PlaceOrderJobData } from "../submit.ts";
+import { enqueuePostUpdate } from "../updates/enqueue.ts";
+import {
+  ACTIONS_OF,
+  type ActionOutcome,
+  type AttentionItem,
+  type OperatorAction,
+  RESOLUTION_OF,
+} from "./types.ts";
+
+export interface OperatorDeps {
+  store: Store;
+  jobs: Pick<Jobs, "send">;
+  /** Delay before posting attached events (the webhook settle delay; default 0). */
+  settleMs?: number;
+}
+
+export interface ActionRequest {
+  itemId: string;
+  action: OperatorAction;
+  /** The admin's Slack user id (checked by the caller). */
+  by: string;
+  /** `attach_orphans`: the order's number (externalDocumentNumber) as typed. */
+  orderNumber?: string;
+}
+
+type Effect =
+  | { kind: "done"; detail?: Record<string, unknown> }
+  | { kind: "obsolete"; reason: string }
+  | { kind: "invalid"; reason: string };
+
+const ORDER_NUMBER_MAX = 100;
+
+export async function runOperatorAction(deps: OperatorDeps, request: ActionRequest): Promise<ActionOutcome> {
+  return deps.store.transaction(async (tx): Promise<ActionOutcome> => {
+    const item = await getAttentionForUpdate(tx, request.itemId);
+    if (!item) return { kind: "refused", reason: "this alert is not known to Order Desk (any more)" };
+    if (!ACTIONS_OF[item.kind].includes(request.action)) {
+      return { kind: "refused", reason: "this alert does not offer that action" };
+    }
+    if (item.resolvedAt !== null) return { kind: "already", item };
+    const effect = await apply(deps, tx, item, request);
+    if (effect.kind === "invalid") return effect;
+    const resolved = await resolveAttention(tx, item.id, {
+      resolution: effect.kind === "obsolete" ? "obsolete" : RESOLUTION_OF[request.action],
+      by: request.by,
+      detail: effect.kind === "obsolete" ? { reason: effect.reason } : effect.detail,
+    });
+    // The row is locked: nobody can have resolved it since it was read.
+    if (!resolved) throw new Error(`attention item ${item.id} was resolved while locked`);
+    return effect.kind === "obsolete"
+      ? { kind: "obsolete", item: resolved, reason: effect.reason }
+      : { kind: "done", item: resolved };
+  });
+}
+
+async function apply(
+  deps: OperatorDeps,
+  tx: Queryable,
+  item: AttentionItem,
+  request: ActionRequest,
+): Promise<Effect> {
+  switch (request.action) {
+    case "retry_order":
+      return retryOrder(deps, tx, item);
+    case "retry_posting":
+      return retryPosting(deps, tx, item);
+    case "attach_orphans":
+      return attach(deps, tx, item, request.orderNumber ?? "");
+    case "mark_handled":
+    case "ignore_orphans":
+      return { kind: "done" };
+  }
+}
+
+/** failed → queued and one new placement job, whose id is the item's: one run per item, ever. */
+async function retryOrder(deps: OperatorDeps, tx: Queryable, item: AttentionItem): Promise<Effect> {
+  const order = await requeueFailedOrder(tx, item.subject);
+  if (!order) {
+    const now = await getOrder(tx, item.subject);
+    const reason = !now
+      ? "the order no longer exists"
+      : isRejected(now)
+        ? "the supplier refused this order's request: it is fixed and resubmitted from its message (Fix and resubmit), not retried"
+        : `the order is no longer failed (it is ${now.status})`;
+    return { kind: "obsolete", reason };
+  }
+  const data: PlaceOrderJobData = { orderId: order.id };
+  await deps.jobs.send(QUEUES.placeOrder, data, {
+    id: jobId(QUEUES.placeOrder, order.id, "operator-retry", item.id),
+    tx,
+  });
+  return { kind: "done", detail: { orderId: order.id } };
+}
+
+/** The order's unposted events get one new posting run; the worker posts them oldest first, each once. */
+async function retryPosting(deps: OperatorDeps, tx: Queryable, item: AttentionItem): Promise<Effect> {
+  const ids = await clearPostErrors(tx, item.subject);
+  const first = ids[0];
+  if (first === undefined)
+    return { kind: "obsolete", reason: "every update of the order was posted meanwhile" };
+  await enqueuePostUpdate(
+    deps.jobs,
+    { orderId: item.subject, eventId: first },
+    { tx, id: jobId(QUEUES.postUpdate, "operator-retry", item.id) },
+  );
+  return { kind: "done", detail: { orderId: item.subject, events: ids.length } };
+}
+
+/**
+ * The orphans of the item's correlation id join the order with that number; an order without a correlation id
+ * takes this one, so the supplier's later events find it on their own. Their posting is enqueued.
+ */
+async function attach(
+  deps: OperatorDeps,
+  tx: Queryable,
+  item: AttentionItem,
+  typed: string,
+): Promise<Effect> {
+  const number = typed.trim();
+  if (number === "" || number.length > ORDER_NUMBER_MAX) {
+    return { kind: "invalid", reason: "Type the order's number (its external document number)." };
+  }
+  const orders = await findOrdersByExternalDocumentNumber(tx, number);
+  const order = orders[0];
+  if (!order) return { kind: "invalid", reason: `No order has the number ${number}.` };
+  if (orders.length > 1) {
+    const profiles = orders.map((o) => o.profile).join(", ");
+    return {
+      kind: "invalid",
+      reason: `Orders of several profiles (${profiles}) have the number ${number}; it cannot be attached from here.`,
+    };
+  }
+  if (order.correlationId === null) await setCorrelationId(tx, order.id, item.subject);
+  const ids = await attachOrphans(tx, item.subject, order.id);
+  const first = ids[0];
+  if (first === undefined) {
+    return { kind: "obsolete", reason: "the events were attached to an order meanwhile" };
+  }
+  await enqueuePostUpdate(
+    deps.jobs,
+    { orderId: order.id, eventId: first },
+    {
+      tx,
+      id: jobId(QUEUES.postUpdate, "operator-attach", item.id),
+      ...(deps.settleMs !== undefined && { settleMs: deps.settleMs }),
+    },
+  );
+  return {
+    kind: "done",
+    detail: { orderId: order.id, externalDocumentNumber: order.externalDocumentNumber, events: ids.length },
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * Alerts an admin can act on: each opens an attention item (one per kind and subject while it is open) and is
+ * posted once with its buttons; the item records where, so the alert can later say who did what and when.
+ */
+import { randomUUID } from "node:crypto";
+import type { Store } from "../../store/db.ts";
+import { claimUnsentAlerts, openAttention, setAttentionAlert } from "../../store/repositories/attention.ts";
+import type { AdminAlert, OrderNotifier } from "../ports.ts";
+import { type AttentionItem, subjectKey } from "./types.ts";
+
+/** The Slack side (src/slack/attention-alerts.ts): posts an item's alert, and shows it again once resolved. */
+export interface AttentionAlerts {
+  /** Posts the open item's alert with its actions; returns where it went. */
+  post(item: AttentionItem): Promise<{ channelId: string; ts: string }>;
+  /** Rewrites the alert to show the item's outcome (who, what, when) in place of the actions. */
+  showOutcome(item: AttentionItem): Promise<void>;
+}
+
+export interface AttentionReporterDeps {
+  store: Store;
+  alerts: AttentionAlerts;
+  newId?: () => string;
+}
+
+/**
+ * Opens the alert's item and posts it unless it was posted before (the same trouble reported again by the next
+ * sweep, a retried job, another replica). Throws when the post fails: the caller's next report tries again.
+ */
+export async function raiseAttention(
+  deps: AttentionReporterDeps,
+  alert: AdminAlert & { subject: NonNullable<AdminAlert["subject"]> },
+): Promise<AttentionItem> {
+  const { item } = await openAttention(deps.store, {
+    id: (deps.newId ?? randomUUID)(),
+    ...subjectKey(alert.subject),
+    alert: { title: alert.title, text: alert.text },
+  });
+  if (item.alertTs !== null) return item;
+  const where = await deps.alerts.post(item);
+  return (await setAttentionAlert(deps.store, item.id, where)) ?? item;
+}
+
+/**
+ * Posts the alerts that did not go out when their trouble was reported (Slack down, the admin channel archived):
+ * items older than `graceMs` without an alert. Each is claimed first, so replicas do not post it twice; a post
+ * that fails again is tried at the next run. Returns how many went out.
+ */
+export async function postUnsentAlerts(
+  deps: AttentionReporterDeps,
+  options: { now: Date; graceMs?: number; onError?: (error: unknown, item: AttentionItem) => void },
+): Promise<number> {
+  const graceMs = options.graceMs ?? 60_000;
+  const items = await claimUnsentAlerts(deps.store, {
+    openedBefore: new Date(options.now.getTime() - graceMs),
+    reclaimAfterMs: 5 * graceMs,
+    limit: 20,
+  });
+  let posted = 0;
+  for (const item of items) {
+    try {
+      await setAttentionAlert(deps.store, item.id, await deps.alerts.post(item));
+      posted++;
+    } catch (error) {
+      options.onError?.(error, item);
+    }
+  }
+  return posted;
+}
+
+/** The notifier, with alerts that have a subject opening attention items (the rest go out as before). */
+export function withAttention(notifier: OrderNotifier, deps: AttentionReporterDeps): OrderNotifier {
+  return {
+    ...notifier,
+    async alertAdmins(alert) {
+      if (!alert.subject) return notifier.alertAdmins(alert);
+      await raiseAttention(deps, { ...alert, subject: alert.subject });
+    },
+  };
+}

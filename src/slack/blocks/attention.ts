@@ -1,0 +1,174 @@
+/**
+ * Admin alerts an admin can act on, App Home's "Needs attention" and the attach modal. Buttons carry only the
+ * attention item's id: the listener looks the item up and checks the clicker again.
+ */
+import type { types } from "@slack/bolt";
+import type {
+  ActionOutcome,
+  AttentionItem,
+  AttentionList,
+  Resolution,
+} from "../../orders/operations/types.ts";
+import { renderAdminAlert } from "../notifier.ts";
+import { ACTION, BLOCK, CALLBACK } from "./ids.ts";
+import { escapeMrkdwn as esc, mrkdwn, plain, truncate } from "./text.ts";
+
+type KnownBlock = types.KnownBlock;
+
+const BUTTONS: Record<AttentionItem["kind"], Array<{ id: string; label: string; primary?: boolean }>> = {
+  failed_order: [
+    { id: ACTION.retryOrder, label: "Retry now", primary: true },
+    { id: ACTION.markHandled, label: "Mark handled" },
+  ],
+  unposted_updates: [{ id: ACTION.retryPosting, label: "Retry posting", primary: true }],
+  orphan_events: [
+    { id: ACTION.attachOrphans, label: "Attach to order…", primary: true },
+    { id: ACTION.ignoreOrphans, label: "Ignore" },
+  ],
+};
+
+const DONE: Record<Resolution, string> = {
+  retried: "Retried",
+  handled: "Marked handled",
+  reposted: "Posting retried",
+  attached: "Attached",
+  ignored: "Ignored",
+  obsolete: "Closed",
+};
+
+function slackDate(at: Date): string {
+  const seconds = Math.floor(at.getTime() / 1000);
+  return `<!date^${seconds}^{date_short_pretty} at {time}|${at.toISOString()}>`;
+}
+
+function actionsBlock(item: AttentionItem): KnownBlock {
+  return {
+    type: "actions",
+    // One per item: block ids are unique within a message or view (App Home lists several).
+    block_id: `${BLOCK.attentionActions}:${item.id}`,
+    elements: BUTTONS[item.kind].map((b) => ({
+      type: "button" as const,
+      action_id: b.id,
+      text: plain(b.label, 75),
+      value: item.id,
+      ...(b.primary ? { style: "primary" as const } : {}),
+    })),
+  };
+}
+
+/** "Retried by @X on <date>", with what came of it (the order an event group joined, why it was closed). */
+export function outcomeLine(item: AttentionItem): string {
+  if (!item.resolution || !item.resolvedAt) return "";
+  const detail = item.resolutionDetail ?? {};
+  const extra =
+    item.resolution === "attached" && typeof detail.externalDocumentNumber === "string"
+      ? ` to order ${esc(detail.externalDocumentNumber)}`
+      : item.resolution === "obsolete" && typeof detail.reason === "string"
+        ? `: ${esc(detail.reason)}`
+        : "";
+  const by =
+    item.resolvedBy && /^[UW][A-Z0-9]{2,}$/.test(item.resolvedBy) ? `<@${item.resolvedBy}>` : "someone";
+  return `:white_check_mark: ${DONE[item.resolution]}${extra} by ${by} on ${slackDate(item.resolvedAt)}`;
+}
+
+/** The alert as posted (with its buttons while open) and as rewritten once resolved (with who, what, when). */
+export function attentionAlertMessage(item: AttentionItem): { text: string; blocks: KnownBlock[] } {
+  const alert = renderAdminAlert({ key: item.id, ...item.alert });
+  if (item.resolvedAt === null) return { text: alert.text, blocks: [...alert.blocks, actionsBlock(item)] };
+  const outcome = outcomeLine(item);
+  return {
+    text: truncate(`${alert.text}\n${outcome}`, 3000),
+    blocks: [...alert.blocks, { type: "context", elements: [mrkdwn(outcome)] }],
+  };
+}
+
+/** What the clicker is told (ephemeral, or a DM from App Home). */
+export function outcomeAnswer(outcome: ActionOutcome): string {
+  switch (outcome.kind) {
+    case "done":
+      return `${outcomeLine(outcome.item)}.${doneNext(outcome.item)}`;
+    case "already":
+      return `Nothing was done: this was already handled. ${outcomeLine(outcome.item)}.`;
+    case "obsolete":
+      return `Nothing was done: ${esc(outcome.reason)}. The alert is closed.`;
+    case "refused":
+    case "invalid":
+      return `Nothing was done: ${esc(outcome.reason)}.`;
+  }
+}
+
+function doneNext(item: AttentionItem): string {
+  switch (item.resolution) {
+    case "retried":
+      return " The order is being placed again; its message shows how it goes.";
+    case "reposted":
+      return " Its updates are being posted, oldest first.";
+    case "attached":
+      return " Its waiting updates are being posted in the order's thread.";
+    default:
+      return "";
+  }
+}
+
+const KIND_COUNT: Record<AttentionItem["kind"], (n: number) => string> = {
+  failed_order: (n) => `${n} failed order${n === 1 ? "" : "s"}`,
+  unposted_updates: (n) => `${n} order${n === 1 ? "" : "s"} with unposted updates`,
+  orphan_events: (n) => `${n} group${n === 1 ? "" : "s"} of orphan events`,
+};
+
+/** App Home's "Needs attention" for admins, above "My orders". */
+export function needsAttentionBlocks(list: AttentionList): KnownBlock[] {
+  const total = list.counts.failed_order + list.counts.unposted_updates + list.counts.orphan_events;
+  const blocks: KnownBlock[] = [{ type: "header", text: plain(`Needs attention (${total})`, 150) }];
+  if (total === 0) {
+    blocks.push({ type: "section", text: mrkdwn("Nothing needs an admin right now.") });
+    return blocks;
+  }
+  const counts = (Object.keys(KIND_COUNT) as AttentionItem["kind"][])
+    .filter((kind) => list.counts[kind] > 0)
+    .map((kind) => KIND_COUNT[kind](list.counts[kind]));
+  const more = total > list.items.length ? ` · newest ${list.items.length} shown` : "";
+  blocks.push({ type: "context", elements: [mrkdwn(`${counts.join(" · ")}${more}`)] });
+  for (const item of list.items) {
+    const alert = renderAdminAlert({ key: item.id, ...item.alert }).blocks[0];
+    const body = alert?.type === "section" && alert.text ? alert.text.text : esc(item.alert.title);
+    blocks.push({
+      type: "section",
+      text: mrkdwn(truncate(`${body}\n_Since ${slackDate(item.openedAt)}_`, 3000)),
+    });
+    blocks.push(actionsBlock(item));
+  }
+  blocks.push({ type: "divider" });
+  return blocks;
+}
+
+/** "Attach to order…": the order's number; the item id rides along only as a lookup key. */
+export function attachOrphansModal(item: AttentionItem): types.ModalView {
+  return {
+    type: "modal",
+    callback_id: CALLBACK.attachOrphans,
+    private_metadata: item.id,
+    title: plain("Attach to order", 24),
+    submit: plain("Attach", 24),
+    close: plain("Cancel", 24),
+    blocks: [
+      {
+        type: "section",
+        text: mrkdwn(
+          truncate(
+            `${esc(item.alert.title)}: the waiting supplier updates (correlation id ${esc(item.subject)}) ` +
+              "join the order you name, and are posted in its thread in the order they happened.",
+            3000,
+          ),
+        ),
+      },
+      {
+        type: "input",
+        block_id: BLOCK.attachOrderNumber,
+        label: plain("Order number", 2000),
+        hint: plain("The order's external document number, as its message shows it.", 2000),
+        element: { type: "plain_text_input", action_id: ACTION.value, max_length: 100 },
+      },
+    ],
+  };
+}

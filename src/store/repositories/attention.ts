@@ -1,0 +1,141 @@
+/**
+ * Attention items (src/orders/operations/types.ts): what needs an operator, its admin alert, and how it was
+ * resolved. Resolving is one conditional UPDATE (`resolved_at IS NULL`): of two clicks, one wins.
+ */
+import {
+  type AttentionItem,
+  type AttentionKind,
+  type AttentionList,
+  type Resolution,
+  type StoredAlert,
+  storedAlertSchema,
+} from "../../orders/operations/types.ts";
+import type { Queryable, Row } from "../db.ts";
+
+export function mapAttention(row: Row): AttentionItem {
+  return {
+    id: row.id,
+    kind: row.kind,
+    subject: row.subject,
+    alert: storedAlertSchema.parse(row.alert),
+    openedAt: row.opened_at,
+    alertChannelId: row.alert_channel_id,
+    alertTs: row.alert_ts,
+    resolution: row.resolution,
+    resolvedBy: row.resolved_by,
+    resolvedAt: row.resolved_at,
+    resolutionDetail: row.resolution_detail,
+  };
+}
+
+async function one(q: Queryable, text: string, params: unknown[]): Promise<AttentionItem | null> {
+  const { rows } = await q.query(text, params);
+  return rows[0] ? mapAttention(rows[0]) : null;
+}
+
+/**
+ * Opens an item for this kind and subject, or returns the one already open (`created: false`), so the same
+ * trouble reported twice (a second sweep, another replica) stays one item with one alert.
+ */
+export async function openAttention(
+  q: Queryable,
+  item: { id: string; kind: AttentionKind; subject: string; alert: StoredAlert },
+): Promise<{ item: AttentionItem; created: boolean }> {
+  const inserted = await one(
+    q,
+    `INSERT INTO attention_items (id, kind, subject, alert) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (kind, subject) WHERE resolved_at IS NULL DO NOTHING RETURNING *`,
+    [item.id, item.kind, item.subject, JSON.stringify(item.alert)],
+  );
+  if (inserted) return { item: inserted, created: true };
+  const open = await one(
+    q,
+    "SELECT * FROM attention_items WHERE kind = $1 AND subject = $2 AND resolved_at IS NULL",
+    [item.kind, item.subject],
+  );
+  // Resolved between the two statements: open a fresh one.
+  if (!open) return openAttention(q, item);
+  return { item: open, created: false };
+}
+
+/** Records where the item's alert was posted. */
+export function setAttentionAlert(
+  q: Queryable,
+  id: string,
+  where: { channelId: string; ts: string },
+): Promise<AttentionItem | null> {
+  return one(q, "UPDATE attention_items SET alert_channel_id = $2, alert_ts = $3 WHERE id = $1 RETURNING *", [
+    id,
+    where.channelId,
+    where.ts,
+  ]);
+}
+
+export function getAttention(q: Queryable, id: string): Promise<AttentionItem | null> {
+  return one(q, "SELECT * FROM attention_items WHERE id = $1", [id]);
+}
+
+/** Locks the item until the transaction ends: a second click on it waits, then finds it resolved. */
+export function getAttentionForUpdate(q: Queryable, id: string): Promise<AttentionItem | null> {
+  return one(q, "SELECT * FROM attention_items WHERE id = $1 FOR UPDATE", [id]);
+}
+
+/** Resolves an open item; null when it was resolved already (someone else's click got there first). */
+export function resolveAttention(
+  q: Queryable,
+  id: string,
+  resolution: { resolution: Resolution; by: string; detail?: Record<string, unknown> | undefined },
+): Promise<AttentionItem | null> {
+  return one(
+    q,
+    `UPDATE attention_items SET resolution = $2, resolved_by = $3, resolved_at = now(), resolution_detail = $4
+     WHERE id = $1 AND resolved_at IS NULL RETURNING *`,
+    [id, resolution.resolution, resolution.by, resolution.detail ? JSON.stringify(resolution.detail) : null],
+  );
+}
+
+/** Open items whose trouble is still there (the order still failed, events still unposted or orphaned). */
+const STILL_OPEN = `a.resolved_at IS NULL AND (
+    (a.kind = 'failed_order' AND EXISTS (SELECT 1 FROM orders o WHERE o.id = a.subject AND o.status = 'failed'))
+    OR (a.kind = 'unposted_updates' AND EXISTS (
+      SELECT 1 FROM supplier_events e WHERE e.order_id = a.subject AND e.posted_at IS NULL))
+    OR (a.kind = 'orphan_events' AND EXISTS (
+      SELECT 1 FROM supplier_events e WHERE e.correlation_id = a.subject AND e.order_id IS NULL))
+  )`;
+
+/** App Home's "Needs attention": the newest `limit` open items, and how many there are of each kind. */
+export async function listOpenAttention(q: Queryable, limit: number): Promise<AttentionList> {
+  const { rows } = await q.query(
+    `SELECT a.* FROM attention_items a WHERE ${STILL_OPEN} ORDER BY a.opened_at DESC, a.id DESC LIMIT $1`,
+    [limit],
+  );
+  const counted = await q.query<{ kind: AttentionKind; n: string | number }>(
+    `SELECT a.kind, count(*) AS n FROM attention_items a WHERE ${STILL_OPEN} GROUP BY a.kind`,
+  );
+  const counts: Record<AttentionKind, number> = { failed_order: 0, unposted_updates: 0, orphan_events: 0 };
+  for (const row of counted.rows) counts[row.kind] = Number(row.n);
+  return { items: rows.map(mapAttention), counts };
+}
+
+/**
+ * Claims open items whose alert has not gone out (the post failed) and that nobody claimed in the last
+ * `reclaimAfterMs`, oldest first: the caller posts them. One statement, so two replicas never claim the same one.
+ */
+export async function claimUnsentAlerts(
+  q: Queryable,
+  options: { openedBefore: Date; reclaimAfterMs: number; limit: number },
+): Promise<AttentionItem[]> {
+  const { rows } = await q.query(
+    `UPDATE attention_items SET alert_claimed_at = now()
+     WHERE id IN (
+       SELECT id FROM attention_items
+       WHERE alert_ts IS NULL AND resolved_at IS NULL AND opened_at < $1
+         AND (alert_claimed_at IS NULL OR alert_claimed_at < now() - make_interval(secs => $2::double precision / 1000))
+       ORDER BY opened_at LIMIT $3
+       FOR UPDATE SKIP LOCKED
+     )
+     RETURNING *`,
+    [options.openedBefore, options.reclaimAfterMs, options.limit],
+  );
+  return rows.map(mapAttention);
+}
