@@ -18,8 +18,10 @@ import {
   type QueueName,
 } from "../jobs/index.ts";
 import { createJobs } from "../jobs/pgboss/adapter.ts";
+import { isRejected } from "../orders/model/order.ts";
 import type { Store } from "../store/db.ts";
-import { type RequeueOutcome, requeueFailedPlacement } from "../store/repositories/failed-placements.ts";
+import { requeueFailedOrder } from "../store/repositories/operator-actions.ts";
+import { getOrder } from "../store/repositories/orders.ts";
 import { EXIT_OPS, type OperationsDeps, type OperationsIo, openOperationsStore } from "./operations.ts";
 
 export const JOBS_USAGE = `Usage: order-desk jobs list --failed [--queue NAME] [--limit N] [--json]
@@ -149,11 +151,17 @@ async function list(jobs: Jobs, parsed: Parsed, io: OperationsIo): Promise<numbe
   return EXIT_OPS.ok;
 }
 
-const SKIP_REASON: Partial<Record<RequeueOutcome, string>> = {
-  refused_by_supplier: "the supplier refused the order: fix and resubmit it in Slack",
-  not_failed: "the order is no longer failed (retried, resubmitted or placed meanwhile)",
-  unknown_order: "its order does not exist",
-};
+/**
+ * A failed placement's order goes back to `queued` first, with the statement "Retry now" uses: null when it is
+ * not failed any more, or the supplier refused it. Returns why the job is skipped, or null to retry it.
+ */
+async function requeueOrder(store: Store, orderId: string): Promise<string | null> {
+  if (await requeueFailedOrder(store, orderId)) return null;
+  const now = await getOrder(store, orderId);
+  if (!now) return "its order does not exist";
+  if (isRejected(now)) return "the supplier refused the order: fix and resubmit it in Slack";
+  return `the order is ${now.status}, no longer failed (retried, resubmitted or placed meanwhile)`;
+}
 
 async function retryOne(
   jobs: Jobs,
@@ -164,9 +172,8 @@ async function retryOne(
   if (job.queue === QUEUES.placeOrder) {
     const orderId = (job.data as { orderId?: unknown } | null)?.orderId;
     if (typeof orderId === "string") {
-      const outcome = await requeueFailedPlacement(store, orderId);
-      const reason = SKIP_REASON[outcome];
-      if (reason) {
+      const reason = await requeueOrder(store, orderId);
+      if (reason !== null) {
         io.stdout.write(`skipped ${job.id} (${job.queue}): ${reason}\n`);
         return "skipped";
       }
