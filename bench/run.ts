@@ -15,6 +15,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { benchmark as client } from "./benchmarks/client-overhead.ts";
+import { benchmark as exportOrders } from "./benchmarks/export.ts";
 import { benchmark as footprint } from "./benchmarks/footprint.ts";
 import { benchmark as hostile } from "./benchmarks/hostile.ts";
 import { benchmark as placement } from "./benchmarks/placement.ts";
@@ -48,6 +49,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   footprint,
   scaling,
   hostile,
+  exportOrders,
 ];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -24,6 +24,7 @@ import { withWorkflowSteps } from "./orders/workflow/index.ts";
 import { redactUrl } from "./redact-url.ts";
 import { ExpiryWatch } from "./secrets/expiry.ts";
 import { createApiKeyProvider, createWebhookSecrets } from "./secrets/factory.ts";
+import { supplierKeyCheck } from "./secrets/readiness.ts";
 import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "./slack/app.ts";
 import { updatePresenter } from "./slack/blocks/updates/presenter.ts";
 import * as functions from "./slack/listeners/functions/index.ts";
@@ -271,6 +272,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
         queue: async () => {
           await jobs.stats();
         },
+        supplierKey: supplierKeyCheck(apiKeys.provider, secretIds),
         // Socket Mode: Slack's requests reach this process only while a connection is open.
         ...(config.slack.mode === "socket" ? { slack: socketCheck(slack) } : {}),
       },

@@ -13,6 +13,8 @@ Commands:
   place      place one order from a JSON file            (order-desk place --help)
   sandbox    run the supplier sandbox                     (order-desk sandbox --help)
   doctor     check configuration, Slack, supplier, secrets and the database
+  jobs       list and retry failed jobs (PostgreSQL)      (order-desk jobs --help)
+  orders     export a month's orders as CSV (PostgreSQL)  (order-desk orders --help)
 
 See README.md for configuration. In a checkout of the repository, \`npm run demo\` runs the whole flow
 offline and \`npm run bench\` the benchmarks.
@@ -39,6 +41,14 @@ const commands: Record<string, Command> = {
   doctor: async (argv) => {
     const { runDoctor } = await import("./doctor.ts");
     return runDoctor(argv, processEnvironment(), io);
+  },
+  jobs: async (argv) => {
+    const { runJobs } = await import("./jobs.ts");
+    return runJobs(argv, processEnvironment(), io);
+  },
+  orders: async (argv) => {
+    const { runOrders } = await import("./orders.ts");
+    return runOrders(argv, processEnvironment(), io);
   },
 };
 

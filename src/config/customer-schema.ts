@@ -133,6 +133,8 @@ export const customerConfigSchema = z
     adminGroups: z
       .array(text.regex(SLACK_GROUP_ID, { error: "must be a Slack user group id such as S0123ABCD" }))
       .default([]),
+    /** `/order export` and `order-desk orders export`: the recipient's e-mail, phone and address only if asked. */
+    export: z.strictObject({ personalData: z.boolean().default(false) }).default({ personalData: false }),
     ticketIdPattern: regexSource.default(DEFAULT_TICKET_ID_PATTERN),
     externalDocumentNumber: z
       .strictObject({

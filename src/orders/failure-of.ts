@@ -10,6 +10,7 @@ import {
   MalformedApiKeyError,
   type SupplierValidationError,
 } from "../supplier/errors.ts";
+import { isKeyCode, KEY_UNREADABLE_MESSAGE } from "./key-failure.ts";
 import type { FinalFailure, RejectedFailure, RetryingFailure } from "./model/failure.ts";
 
 /** The error's `code`, or UNKNOWN for an error that has none. */
@@ -52,11 +53,13 @@ export function retryingOf(error: unknown, maybePlaced: boolean, attempt: number
 
 /** The transient error of the queue's last attempt: given up. */
 export function retriesExhaustedOf(error: unknown, maybePlaced: boolean): FinalFailure {
+  const code = errorCode(error);
   return {
     kind: "failed",
     reason: "retries_exhausted",
-    code: errorCode(error),
-    message: errorMessage(error),
+    code,
+    // Secrets Manager unreachable until the end: its message names the secret and region, for the admin alert only.
+    message: isKeyCode(code) ? KEY_UNREADABLE_MESSAGE : errorMessage(error),
     maybePlaced,
     retriesExhausted: true,
   };
@@ -88,7 +91,8 @@ export function isKeyProblem(
 /** Anything that can never succeed by retrying: a key that cannot be used, or an unexpected error. */
 export function permanentFailureOf(error: unknown): FinalFailure {
   if (isKeyProblem(error)) {
-    return { kind: "failed", reason: "key_unavailable", code: error.code, message: error.message };
+    // The message that names the secret, region and variables goes to the admin alert; the order keeps plain words.
+    return { kind: "failed", reason: "key_unavailable", code: error.code, message: KEY_UNREADABLE_MESSAGE };
   }
   const code = (error as { code?: unknown } | null)?.code;
   return {

@@ -24,6 +24,7 @@ import type { Jobs } from "../jobs/jobs.ts";
 import type { PlaceOrderJobData, ShowOrderJobData } from "../jobs/payloads.ts";
 import { QUEUES } from "../jobs/queues.ts";
 import type { JobContext, JobHandler } from "../jobs/worker.ts";
+import { RefusedKeys } from "../secrets/refused-keys.ts";
 import type { ApiKeyProvider } from "../secrets/types.ts";
 import { oncePerKeySet, type UnauthorizedReport, withApiKey } from "../secrets/with-api-key.ts";
 import type { Store } from "../store/db.ts";
@@ -55,6 +56,7 @@ import {
   retriesExhaustedOf,
   retryingOf,
 } from "./failure-of.ts";
+import { keyFailureAlert } from "./key-failure.ts";
 import { type FinalFailure, mayHaveBeenPlaced } from "./model/failure.ts";
 import { isRejected, type Order } from "./model/order.ts";
 import { failedOrderAlert } from "./operations/alerts.ts";
@@ -81,6 +83,8 @@ export interface PlaceOrderDeps {
    */
   onPlaced?: (order: Order) => Promise<void>;
   logger?: Logger;
+  /** Keys the supplier refused, so a refused key is not sent on every order (default: this job's own memory). */
+  refusedKeys?: RefusedKeys;
 }
 
 /** Errors after which the same request may well succeed later. */
@@ -129,6 +133,7 @@ function retryReason(error: unknown): string {
 
 export function placeOrderJob(deps: PlaceOrderDeps): PlacementHandlers {
   const baseLogger = deps.logger ?? pino({ level: "silent" });
+  const refusedKeys = deps.refusedKeys ?? new RefusedKeys();
   // One alert per secret and set of rejected key versions, however many orders fail with it.
   const alertUnauthorized = oncePerKeySet(async (report: UnauthorizedReport) => {
     const keys = report.tried.map((k) => `${k.redacted} (${k.stage})`).join(", ");
@@ -275,7 +280,7 @@ export function placeOrderJob(deps: PlaceOrderDeps): PlacementHandlers {
         deps.apiKeys,
         secretId,
         (apiKey) => deps.supplier.createOrder(request, { apiKey, signal: job.signal }),
-        { onUnauthorized: alertUnauthorized, logger: log },
+        { onUnauthorized: alertUnauthorized, logger: log, refused: refusedKeys },
       );
       const placed = await markPlaced(deps.store, order.id, {
         correlationId: result.correlationId,
@@ -291,6 +296,12 @@ export function placeOrderJob(deps: PlaceOrderDeps): PlacementHandlers {
     }
   };
   return { placeOrder: placeOrderHandler, showOrder: showOrderHandler };
+
+  async function alertKeyFailure(error: unknown, log: Logger): Promise<void> {
+    await deps.notifier
+      .alertAdmins(keyFailureAlert(error))
+      .catch((e) => log.warn({ err: e }, "admin alert failed"));
+  }
 
   async function handleFailure(
     order: Order,
@@ -325,6 +336,7 @@ export function placeOrderJob(deps: PlaceOrderDeps): PlacementHandlers {
         order;
       if (job.isFinalAttempt) {
         log.error({ err: error }, "placement retries exhausted");
+        if (isKeyProblem(error)) await alertKeyFailure(error, log);
         return fail(updated, retriesExhaustedOf(error, maybePlaced), log, job.signal);
       }
       deps.metrics?.failed(errorCode(error));
@@ -335,11 +347,8 @@ export function placeOrderJob(deps: PlaceOrderDeps): PlacementHandlers {
       }
       throw error;
     }
-    if (isKeyProblem(error)) {
-      await deps.notifier
-        .alertAdmins({ key: `key:${error.code}`, title: "Supplier API key problem", text: error.message })
-        .catch((e) => log.warn({ err: e }, "admin alert failed"));
-    }
+    // The details (secret id, region, variables to check) go to the admins; the order keeps plain words.
+    if (isKeyProblem(error)) await alertKeyFailure(error, log);
     if (error instanceof UnauthorizedError) {
       // withApiKey re-read the key and tried the previous version; the admins are alerted (once per key set).
       log.error({ err: error }, "the supplier rejects every API key we have; the order is not placed");

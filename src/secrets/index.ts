@@ -26,6 +26,7 @@ export {
   type CreateApiKeyProviderOptions,
   createApiKeyProvider,
 } from "./factory.ts";
+export { keyFingerprint, RefusedKeys, type RefusedKeysOptions } from "./refused-keys.ts";
 export {
   DEFAULT_KEY_LIFETIME_DAYS,
   DEFAULT_ROTATION_GRACE_DAYS,

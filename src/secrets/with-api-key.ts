@@ -1,12 +1,15 @@
 /**
- * Runs a supplier call with the current key and recovers from rotation: a 401 forces one refresh and one retry;
- * if the refreshed AWSCURRENT key is rejected too and an AWSPREVIOUS version exists (the rotation grace period),
- * that is tried once. Then the UnauthorizedError is rethrown and `onUnauthorized` is told.
+ * Runs a supplier call with the current key and recovers from rotation: a 401 forces one refresh and one retry
+ * with the refreshed key if it differs; if that is rejected too and an AWSPREVIOUS version exists (the rotation
+ * grace period), that is tried once. Then the UnauthorizedError is rethrown and `onUnauthorized` is told.
+ * No key is sent twice in one call, and with `refused` a key refused by an earlier call is skipped until the
+ * secret changes, so a grace period costs one 401 rather than two per order.
  * Retrying is safe: a 401 means the supplier did not process the request.
  */
 import { type Logger, pino } from "pino";
 import { UnauthorizedError } from "../supplier/errors.ts";
 import { logSafe } from "./errors.ts";
+import type { RefusedKeys } from "./refused-keys.ts";
 import type { ApiKey, ApiKeyProvider, ApiKeyStage } from "./types.ts";
 
 export interface TriedKey {
@@ -26,6 +29,11 @@ export interface WithApiKeyOptions {
   /** Told once per failed call after every key was rejected (wire it to the admin alert; see `oncePerKeySet`). */
   onUnauthorized?: (report: UnauthorizedReport) => void | Promise<void>;
   logger?: Logger;
+  /**
+   * Keys the supplier refused, shared by every call: a remembered key is not sent again until the secret
+   * changes (src/secrets/refused-keys.ts). Without it, each call starts afresh.
+   */
+  refused?: RefusedKeys;
 }
 
 export async function withApiKey<T>(
@@ -35,30 +43,44 @@ export async function withApiKey<T>(
   options: WithApiKeyOptions = {},
 ): Promise<T> {
   const logger = options.logger ?? pino({ level: "silent" });
+  const refused = options.refused;
   const tried: TriedKey[] = [];
-  const attempt = async (
-    key: ApiKey,
-  ): Promise<{ ok: true; value: T } | { ok: false; error: UnauthorizedError }> => {
+  /** Key values sent in this call: a key the supplier just refused is never sent twice. */
+  const sent = new Set<string>();
+  let lastError: UnauthorizedError | null = null;
+  const isRefused = (key: ApiKey) => sent.has(key.value) || (refused?.has(secretId, key.value) ?? false);
+  /** Sends with `key` unless it is known to be refused: the result, or null when it was skipped. */
+  const attempt = async (key: ApiKey): Promise<{ ok: true; value: T } | { ok: false } | null> => {
+    if (isRefused(key)) return null;
+    sent.add(key.value);
     try {
       return { ok: true, value: await fn(key.value, key) };
     } catch (error) {
       if (!(error instanceof UnauthorizedError)) throw error;
       tried.push(describe(key));
-      return { ok: false, error };
+      refused?.remember(secretId, key.value);
+      lastError = error;
+      return { ok: false };
     }
   };
 
-  const first = await provider.getKey(secretId);
-  let result = await attempt(first);
-  if (result.ok) return result.value;
-
-  logger.warn(
-    { secretId, ...describe(first) },
-    "the supplier rejected the API key (401); fetching the key again",
-  );
-  const refreshed = await provider.refresh(secretId);
-  result = await attempt(refreshed);
-  if (result.ok) return result.value;
+  let current = await provider.getKey(secretId);
+  // The cached key was refused earlier: re-read the secret (at most once a minute) in case it was fixed.
+  if (refused?.has(secretId, current.value) && refused.shouldRecheck(secretId)) {
+    current = await provider.refresh(secretId);
+  }
+  let result = await attempt(current);
+  if (result?.ok) return result.value;
+  if (result) {
+    logger.warn(
+      { secretId, ...describe(current) },
+      "the supplier rejected the API key (401); fetching the key again",
+    );
+    const refreshed = await provider.refresh(secretId);
+    result = await attempt(refreshed);
+    if (result?.ok) return result.value;
+    current = refreshed;
+  }
 
   let previous: ApiKey | null = null;
   try {
@@ -67,15 +89,16 @@ export async function withApiKey<T>(
     // The 401 is the news; a failure to look up the old key must not replace it.
     logger.warn({ secretId, err: logSafe(error) }, "could not look up the AWSPREVIOUS supplier API key");
   }
-  if (previous && previous.value !== first.value && previous.value !== refreshed.value) {
+  if (previous && previous.value !== current.value) {
     result = await attempt(previous);
-    if (result.ok) {
+    if (result?.ok) {
       logger.warn(
         {
           secretId,
-          current: describe(refreshed),
+          current: describe(current),
           previous: describe(previous),
           previousExpiresAt: previous.expiresAt,
+          ...(refused ? { refused: refused.fingerprints(secretId) } : {}),
         },
         "the supplier rejected the AWSCURRENT API key but accepted AWSPREVIOUS: the new key is not active at the " +
           "supplier yet or was stored wrongly. Fix it before the old key's grace period ends.",
@@ -84,7 +107,17 @@ export async function withApiKey<T>(
     }
   }
 
-  const report: UnauthorizedReport = { secretId, tried, error: result.error };
+  if (lastError === null) {
+    // Every key we have was refused earlier and the secret has not changed: nothing was sent this time.
+    logger.error(
+      { secretId, current: describe(current), refused: refused?.fingerprints(secretId) ?? [] },
+      "the supplier refused every API key we have earlier; not sending them again until the secret changes. " +
+        "Store a valid key as the secret's new AWSCURRENT version; see docs/secrets.md.",
+    );
+    throw new UnauthorizedError(current.redacted);
+  }
+  const error: UnauthorizedError = lastError;
+  const report: UnauthorizedReport = { secretId, tried, error };
   logger.error(
     { secretId, tried },
     "the supplier rejected every API key we have (401). Ask the supplier for a valid key and store it as the " +
@@ -97,7 +130,7 @@ export async function withApiKey<T>(
       logger.error({ secretId, err: logSafe(error) }, "onUnauthorized failed");
     }
   }
-  throw result.error;
+  throw error;
 }
 
 /**

@@ -24,6 +24,9 @@ describe("npm run demo", () => {
     expect(run.stdout).toContain("the supplier holds 3 orders, each placed once");
     // How long it took is the bench's to judge (a timed assertion fails on a busy machine); it is printed.
     expect(run.stdout).toMatch(/Done in [\d.]+ s\./);
+    expect(run.stdout).toMatch(
+      /📎 orders-\d{4}-\d{2}\.csv: 3 orders, \d+ bytes; columns: order_number,correlation_id,/,
+    );
     expect(run.stdout).toMatch(/"external_document_number":"ONB-7-1"/);
     // The two top-level order messages end delivered (the shortcut's order lives in the ticket's thread).
     expect(run.stdout.match(/status: 🎉 \*Delivered\*/g)).toHaveLength(2);

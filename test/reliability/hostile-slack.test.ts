@@ -10,6 +10,8 @@
  *   "Fix and resubmit" button, a crafted `private_metadata`;
  * - a forged `private_metadata` (edited, unsealed, or sealed for another user) is refused whoever sends it, and a
  *   workflow cannot order with a profile that does not allow workflows;
+ * - fuzzed `/order export` texts from an admin and an outsider: always a clear ephemeral answer, a file only for
+ *   an admin's valid month and only in their DM, no mention or link acted on;
  * - the admin buttons (Retry now, Mark handled, Retry posting, Attach to order…, Ignore) with forged ids, from
  *   non-admins, and replayed: always answered, never a 5xx; nothing changes but the one admin's one action.
  */
@@ -718,6 +720,126 @@ describe("Slack requests under hostile input", () => {
     expect(crashes.errors).toEqual([]);
     expect([...failures.values()].map((f) => f.example)).toEqual([]);
     expect(Object.prototype).not.toHaveProperty("polluted");
+  }, 200_000);
+
+  it(`answers fuzzed /order export commands with a clear ephemeral answer, uploading only an admin's valid month`, async () => {
+    const runs = Math.max(20, Math.min(300, Math.ceil(RUNS / 50)));
+    const crashes = watchForCrashes();
+    const failures = new Map<string, { count: number; example: string }>();
+    const fail = (what: string) => {
+      const key = what.slice(0, 140).replace(/\d{3,}/g, "N");
+      const seen = failures.get(key);
+      if (seen) seen.count++;
+      else failures.set(key, { count: 1, example: what.slice(0, 500) });
+    };
+    const month = fc.oneof(
+      { weight: 1, arbitrary: fc.constantFrom("", "2026-11", "2031-02", " 2026-10 ") },
+      {
+        weight: 4,
+        arbitrary: fc.oneof(
+          nasty,
+          fc.constantFrom(
+            "<!channel>",
+            "<!here> 2026-11",
+            "<@U0OUTSIDE>",
+            "<!subteam^S0BUYERS>",
+            "<https://evil.example|click here>",
+            "*2026*-_11_",
+            "`2026-11`",
+            "2026-13",
+            "2026-00",
+            "0000-01",
+            "9999-12",
+            "2026-11; DROP TABLE orders",
+            "2026-11' OR '1'='1",
+            "=cmd|' /C calc'!A0",
+            "@SUM(1+1)",
+            "../../etc/passwd",
+            "2026-11\n<!channel>",
+          ),
+          fc.string({ maxLength: 60 }),
+        ),
+      },
+    );
+    /** Listed in the suite's customer file under `admins`; a person in the workspace, so it has a DM. */
+    const EXPORT_ADMIN = "U0RELADMIN";
+    if (!world.fake.workspace.users.has(EXPORT_ADMIN)) {
+      world.fake.addUser({ id: EXPORT_ADMIN, name: "reladmin", realName: "Rel Admin" });
+    }
+    const command = fc.record({ user: fc.constantFrom(EXPORT_ADMIN, EXPORT_ADMIN, AGENT, OUTSIDER), month });
+    const filesBefore = world.fake.files().length;
+    let uploads = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(command, async ({ user, month: typed }) => {
+          const before = world.fake.responses().length;
+          const res = await requests
+            .slashCommand({
+              userId: user,
+              command: "/order",
+              text: `export ${typed}`,
+              channelId: CHANNEL,
+              channelName: CHANNEL.toLowerCase(),
+              triggerId: world.fake.issueTriggerId(user),
+              responseUrl: world.fake.responseUrl(),
+            })
+            .catch((error: Error) => ({ status: 0, text: `no answer: ${error.message}` }));
+          figures.inputsTried++;
+          const input = `${user} "export ${typed.slice(0, 100)}"`;
+          if (res.status !== 200) {
+            if (res.status >= 500) figures.http5xx++;
+            fail(`HTTP ${res.status} for ${input}: ${res.text.slice(0, 200)}`);
+            return;
+          }
+          const answers = await world.fake
+            .waitFor(
+              () =>
+                world.fake.responses().length > before ? world.fake.responses().slice(before) : undefined,
+              {
+                timeoutMs: 10_000,
+                what: `the answer to ${input}`,
+              },
+            )
+            .catch(() => undefined);
+          const text = String((answers?.[0]?.body as { text?: unknown } | undefined)?.text ?? "");
+          const valid = /^\s*(\d{4}-(0[1-9]|1[0-2]))?\s*$/.test(typed) && !/^\s*[013-9]\d{3}-/.test(typed);
+          if (user !== EXPORT_ADMIN) {
+            if (!text.includes("Only Order Desk admins"))
+              fail(`a non-admin was not refused: ${input} → ${text}`);
+          } else if (valid) {
+            if (!text.startsWith("Exporting the orders of"))
+              fail(`a valid month was not exported: ${input} → ${text}`);
+            else uploads++;
+          } else if (!text.includes("That is not a month")) {
+            fail(`an invalid month got no clear answer: ${input} → ${text.slice(0, 200)}`);
+          }
+        }),
+        { numRuns: runs, seed: SEED },
+      );
+      // Each accepted export ends as one file in the admin's DM, none anywhere else.
+      await world.fake.waitFor(
+        () => world.fake.files().filter((f) => f.completed).length - filesBefore >= uploads || undefined,
+        { timeoutMs: 30_000, what: `${uploads} uploads` },
+      );
+      const shared = world.fake.files().slice(filesBefore);
+      for (const file of shared) {
+        if (!/^orders-\d{4}-\d{2}\.csv$/.test(file.filename)) fail(`a file named ${file.filename}`);
+        for (const share of file.shares)
+          if (share.channel !== "D0RELADMIN") fail(`a file shared in ${share.channel}`);
+      }
+      if (shared.length !== uploads) fail(`${shared.length} files for ${uploads} accepted exports`);
+      const injected = world.fake.injections();
+      if (injected.length > 0) fail(`mentions or links acted on: ${JSON.stringify(injected.slice(0, 3))}`);
+    } finally {
+      crashes.stop();
+      figures.crashes += crashes.count;
+      notes.push(
+        `export: ${uploads} files`,
+        ...[...failures].map(([key, { count }]) => `export: ${count}× ${key}`),
+      );
+    }
+    expect(crashes.errors).toEqual([]);
+    expect([...failures.values()].map((f) => f.example)).toEqual([]);
   }, 200_000);
 
   it(`fails ${RUNS} fuzzed workflow steps with a readable error or takes them as orders, storing nothing else`, async () => {

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EnvKeyProvider } from "../../src/secrets/env-provider.ts";
+import { keyFingerprint, RefusedKeys } from "../../src/secrets/refused-keys.ts";
 import { oncePerKeySet, type UnauthorizedReport, withApiKey } from "../../src/secrets/with-api-key.ts";
 import { SupplierServerError, UnauthorizedError } from "../../src/supplier/errors.ts";
 import { redactApiKey } from "../../src/supplier/keys.ts";
@@ -92,7 +93,8 @@ describe("withApiKey", () => {
     const used = await withApiKey(h.provider, id, callSupplier, { logger: h.log.logger });
 
     expect(used).toBe(oldKey);
-    expect(seenKeys.slice(before)).toEqual([notYetActive, notYetActive, oldKey]);
+    // The refused key is not sent twice: the secret, read again, still holds it.
+    expect(seenKeys.slice(before)).toEqual([notYetActive, oldKey]);
     const warning = h.log.lines().find((l) => String(l.msg).includes("accepted AWSPREVIOUS"));
     expect(warning).toBeDefined();
     expect(h.log.text()).not.toContain(oldKey);
@@ -119,9 +121,69 @@ describe("withApiKey", () => {
     }
 
     expect(reports).toHaveLength(1);
-    expect(reports[0]?.tried.map((k) => k.stage)).toEqual(["AWSCURRENT", "AWSCURRENT", "AWSPREVIOUS"]);
+    expect(reports[0]?.tried.map((k) => k.stage)).toEqual(["AWSCURRENT", "AWSPREVIOUS"]);
     expect(JSON.stringify(reports) + h.log.text()).not.toMatch(new RegExp(`${a}|${b}`));
     expect(h.log.lines().filter((l) => l.level === 50)).toHaveLength(3);
+  });
+
+  it("remembers a refused key by fingerprint and skips it on later calls until the secret changes", async () => {
+    const h = await startHarness(fake);
+    const id = secretName();
+    const oldKey = newKey();
+    const notYetActive = newKey();
+    const fixed = newKey();
+    fake.putSecretValue(id, oldKey);
+    fake.putSecretValue(id, notYetActive);
+    accepted.add(oldKey);
+    const refused = new RefusedKeys({ now: h.clock.now });
+    const before = seenKeys.length;
+
+    for (let i = 0; i < 3; i++) {
+      h.clock.advance(2_000);
+      expect(await withApiKey(h.provider, id, callSupplier, { refused, logger: h.log.logger })).toBe(oldKey);
+    }
+    // One 401 in all, not two per call.
+    expect(seenKeys.slice(before)).toEqual([notYetActive, oldKey, oldKey, oldKey]);
+    expect(refused.fingerprints(id)).toEqual([keyFingerprint(notYetActive)]);
+    expect(h.log.text()).not.toContain(notYetActive);
+
+    // The secret changes: the new key is read (at the next re-check) and sent at once.
+    fake.putSecretValue(id, fixed);
+    accepted.add(fixed);
+    h.clock.advance(61_000);
+    const after = seenKeys.length;
+    expect(await withApiKey(h.provider, id, callSupplier, { refused, logger: h.log.logger })).toBe(fixed);
+    expect(seenKeys.slice(after)).toEqual([fixed]);
+  });
+
+  it("sends nothing when every key was refused before, and says so", async () => {
+    const h = await startHarness(fake);
+    const id = secretName();
+    fake.putSecretValue(id, newKey());
+    fake.putSecretValue(id, newKey());
+    const refused = new RefusedKeys({ now: h.clock.now });
+    const reports: UnauthorizedReport[] = [];
+    const onUnauthorized = (report: UnauthorizedReport) => {
+      reports.push(report);
+    };
+    await expect(
+      withApiKey(h.provider, id, callSupplier, { refused, onUnauthorized }),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
+    const before = seenKeys.length;
+    h.clock.advance(2_000);
+    await expect(
+      withApiKey(h.provider, id, callSupplier, { refused, onUnauthorized, logger: h.log.logger }),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(seenKeys.length).toBe(before);
+    expect(reports).toHaveLength(1);
+    expect(h.log.text()).toContain("not sending them again until the secret changes");
+
+    // A refusal is forgotten after an hour, so a key the supplier activates late is tried again.
+    h.clock.advance(3_600_000);
+    await expect(withApiKey(h.provider, id, callSupplier, { refused })).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    expect(seenKeys.length).toBeGreaterThan(before);
   });
 
   it("does not retry errors other than 401", async () => {
@@ -139,7 +201,7 @@ describe("withApiKey", () => {
     expect(calls).toBe(1);
   });
 
-  it("with a key from the environment, retries once and then fails (there is no previous version)", async () => {
+  it("with a key from the environment, sends it once and then fails (no other key to try)", async () => {
     const key = newKey();
     const provider = new EnvKeyProvider({ value: key, production: false });
     const before = seenKeys.length;
@@ -147,6 +209,7 @@ describe("withApiKey", () => {
     await expect(withApiKey(provider, "SUPPLIER_API_KEY", callSupplier)).rejects.toBeInstanceOf(
       UnauthorizedError,
     );
-    expect(seenKeys.slice(before)).toEqual([key, key]);
+    // Read again, the environment holds the same key: a refused key is never sent twice.
+    expect(seenKeys.slice(before)).toEqual([key]);
   });
 });

@@ -44,7 +44,10 @@ describe("manifest.yml", () => {
   it("declares the /order command, the message shortcut, the Home tab and Socket Mode", () => {
     expect(manifest._metadata.major_version).toBe(2);
     expect(manifest.features.slash_commands).toEqual([
-      expect.objectContaining({ command: "/order", usage_hint: "[TICKET-123] | status TICKET-123 | help" }),
+      expect.objectContaining({
+        command: "/order",
+        usage_hint: "[TICKET-123] | status TICKET-123 | export [YYYY-MM] | help",
+      }),
     ]);
     expect(manifest.features.shortcuts).toEqual([
       expect.objectContaining({
@@ -145,6 +148,8 @@ const METHOD_SCOPES: Record<string, readonly string[]> = {
   "users.list": ["users:read"],
   "users.profile.get": ["users.profile:read"],
   "users.lookupByEmail": ["users:read.email"],
+  "files.getUploadURLExternal": ["files:write"],
+  "files.completeUploadExternal": ["files:write"],
 };
 
 /**
@@ -166,6 +171,7 @@ const SCOPE_USES: Record<string, { methods?: readonly string[]; listeners?: read
   "users:read": { methods: ["users.info", "users.list"] },
   "users:read.email": { methods: ["users.lookupByEmail"] },
   "users.profile:read": { methods: ["users.profile.get"] },
+  "files:write": { methods: ["files.getUploadURLExternal", "files.completeUploadExternal"] },
 };
 
 function sourceFiles(dir: string): string[] {

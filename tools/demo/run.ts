@@ -6,7 +6,8 @@
  * an agent's `/order` with a modal submission (first with mistakes), a message-shortcut order on a ticket
  * message, and a Workflow Builder step for a new hire. It waits until the supplier has delivered every order and
  * every supplier event has been handled (the thread shows the milestones, the status line the rest), prints the
- * threads and what each order's thread got, and exits 0 (non-zero naming the step that failed).
+ * threads and what each order's thread got, has an admin export the month's orders as CSV (`/order export`), and
+ * exits 0 (non-zero naming the step that failed).
  */
 import { createWriteStream } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -40,6 +41,8 @@ Runs the whole flow offline and prints each Slack thread.
 const AGENT = "U0AGENT01";
 const MANAGER = "U0MANAGER";
 const NEW_HIRE = "U0NEWHIRE";
+/** In `admins` of the example customer file. */
+const IT_LEAD = "U0ITLEAD";
 const HELPDESK = "C0HELPDESK";
 const ONBOARDING = "C0ONBOARD";
 const ADMIN = "C0ITADMIN";
@@ -184,6 +187,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
               { id: AGENT, name: "alice", realName: "Alice Agent" },
               { id: MANAGER, name: "mark", realName: "Mark Manager" },
               { id: NEW_HIRE, name: "nina", realName: "Nina Newhire" },
+              { id: IT_LEAD, name: "ivy", realName: "Ivy IT Lead" },
             ],
             channels: [
               { id: HELPDESK, name: "helpdesk" },
@@ -412,6 +416,26 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
     }
     say("");
     say(await threadSummary(desk, fake));
+
+    say("\nWhat an admin does at the end of the month:");
+    await step("ivy (an admin): /order export for the month, for finance", async () => {
+      // The month the orders were taken in, typed out: the demo must not depend on the date it runs.
+      const { rows } = await desk.store.query(
+        `SELECT to_char(min(created_at) AT TIME ZONE 'UTC', 'YYYY-MM') AS month FROM orders`,
+      );
+      const month = String((rows[0] as { month: string }).month);
+      const ivy = new SlackUser({ fake, requests, userId: IT_LEAD, timeoutMs: 10_000 });
+      await ivy.runCommand({ channel: ADMIN, command: "/order", text: `export ${month}` });
+      const file = await until(`orders-${month}.csv in ivy's DM`, args.timeoutMs, async () =>
+        fake.files().find((f) => f.filename === `orders-${month}.csv` && f.shares.length > 0),
+      );
+      const lines = (file.content?.toString("utf8") ?? "").split("\r\n").filter(Boolean);
+      const note = fake.dm(IT_LEAD).find((m) => m.text.startsWith("Orders of"))?.text ?? "";
+      say(`      ivy's DM: ${note}`);
+      say(
+        `      📎 ${file.filename}: ${lines.length - 1} orders, ${file.length} bytes; columns: ${lines[0]}`,
+      );
+    });
     say(`\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
     if (args.keep) say(`Database and JSON log kept in ${dir}`);
     return 0;

@@ -33,6 +33,7 @@ export type {
   CallRecord,
   FakeChannel,
   FakeEphemeral,
+  FakeFile,
   FakeFunctionExecution,
   FakeMessage,
   FakeUser,

@@ -8,6 +8,7 @@ import { ChannelPace, type Fault, Faults } from "./faults.ts";
 import { type Clock, slackId } from "./ids.ts";
 import { findInjections, type Injection, type InjectionOptions } from "./injections.ts";
 import { Args, type AuthInfo, SlackApiError } from "./methods/context.ts";
+import { receiveUpload } from "./methods/files.ts";
 import type { FunctionOutputs } from "./methods/functions.ts";
 import { methodTable } from "./methods/index.ts";
 import { stackOf, viewJson } from "./methods/views.ts";
@@ -21,6 +22,7 @@ import {
   type CallRecord,
   type FakeChannel,
   type FakeEphemeral,
+  type FakeFile,
   type FakeFunctionExecution,
   type FakeMessage,
   type FakeUser,
@@ -42,6 +44,7 @@ export const DEFAULT_BOT_SCOPES = [
   "channels:history",
   "groups:history",
   "im:history",
+  "files:write",
 ] as const;
 
 /** Outputs `place_order` must return (manifest.yml `functions.place_order.output_parameters.required`). */
@@ -131,10 +134,14 @@ function send(
   res.end(text);
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBytes(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  return (await readBytes(req)).toString("utf8");
 }
 
 function parseArgs(contentType: string, body: string, query: URLSearchParams): Json {
@@ -188,6 +195,8 @@ export interface FakeSlack {
   message(channel: string, ts: string): FakeMessage | undefined;
   /** The messages the app sent to a user's DM. */
   dm(userId: string): FakeMessage[];
+  /** Files uploaded (files.getUploadURLExternal … files.completeUploadExternal), in order. */
+  files(): FakeFile[];
   view(id: string): FakeView | undefined;
   views(filter?: Partial<Pick<FakeView, "userId" | "type" | "status" | "openedWithTrigger">>): FakeView[];
   /** The view's JSON as Slack would send it in a payload (`view` of view_submission/block_actions). */
@@ -397,6 +406,18 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
         .catch(() => send(res, 400, "bad request"));
       return;
     }
+    const upload = /^\/upload\/([A-Za-z0-9]+)$/.exec(req.url ?? "");
+    if (upload?.[1] && req.method === "POST") {
+      const id = upload[1];
+      readBytes(req)
+        .then((bytes) => {
+          const answer = receiveUpload(ws, id, req.headers["content-type"] ?? "", bytes);
+          send(res, answer.status, answer.text);
+          changed();
+        })
+        .catch(() => send(res, 400, "bad request"));
+      return;
+    }
     const match = /^\/api\/([A-Za-z0-9._]+)/.exec(req.url ?? "");
     if (!match?.[1] || (req.method !== "POST" && req.method !== "GET")) {
       send(res, 404, { ok: false, error: "unknown_method" });
@@ -424,6 +445,7 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     );
   });
   const baseUrl = `http://${options.host ?? "127.0.0.1"}:${port}`;
+  ws.baseUrl = baseUrl;
   const apiUrl = `${baseUrl}/api/`;
   wsBase = `ws://${options.host ?? "127.0.0.1"}:${port}`;
   server.on("upgrade", (req, stream) => socket.upgrade(req, stream));
@@ -450,6 +472,7 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     thread: (channel, ts) => (ws.messages.get(channel) ?? []).filter((m) => m.threadTs === ts),
     message: (channel, ts) => ws.findMessage(channel, ts),
     dm: (userId) => [...(ws.messages.get(`D${userId.replace(/^[UW]/, "")}`) ?? [])],
+    files: () => [...ws.files.values()],
     view: (id) => ws.views.get(id),
     views: (filter = {}) =>
       [...ws.views.values()].filter((v) =>

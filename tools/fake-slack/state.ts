@@ -54,6 +54,20 @@ export interface FakeMessage {
   replies: string[];
 }
 
+/** A file uploaded with files.getUploadURLExternal → upload URL → files.completeUploadExternal. */
+export interface FakeFile {
+  id: string;
+  filename: string;
+  /** The length announced to files.getUploadURLExternal. */
+  length: number;
+  /** The bytes sent to the upload URL (undefined until they arrive). */
+  content: Buffer | undefined;
+  title: string | undefined;
+  /** Where files.completeUploadExternal shared it: the message that shows it. */
+  shares: Array<{ channel: string; ts: string }>;
+  completed: boolean;
+}
+
 export interface FakeEphemeral {
   channel: string;
   user: string;
@@ -143,6 +157,9 @@ export class FakeWorkspace {
   readonly usergroups = new Map<string, FakeUsergroup>();
   readonly ephemerals: FakeEphemeral[] = [];
   readonly calls: CallRecord[] = [];
+  readonly files = new Map<string, FakeFile>();
+  /** `http://127.0.0.1:<port>`, set once the server listens: upload URLs point here. */
+  baseUrl = "";
   private readonly ts: TsSequence;
 
   constructor(readonly opts: WorkspaceOptions) {

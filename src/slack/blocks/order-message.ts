@@ -7,6 +7,7 @@ import type { types } from "@slack/bolt";
 import type { Customer } from "../../config/catalog.ts";
 import { parseStoredDraft } from "../../orders/draft.ts";
 import { describeFieldErrors, fieldErrorsFromDetails } from "../../orders/fields.ts";
+import { isKeyFailure, KEY_UNREADABLE_MESSAGE } from "../../orders/key-failure.ts";
 import { mayHaveBeenPlaced } from "../../orders/model/failure.ts";
 import { canResubmit, isRejected, isRetrying, type Order } from "../../orders/model/order.ts";
 import { readTracking } from "../../orders/updates/tracking.ts";
@@ -119,7 +120,10 @@ export function orderProblems(order: Order): string[] {
     return [failure.message ?? "The supplier refused the order."];
   }
   const out: string[] = [];
-  if (failure?.reason === "retries_exhausted") {
+  if (isKeyFailure(failure)) {
+    // Plain words only, whatever the row holds: the secret id, region and variables to check are in the admin alert.
+    out.push(`${KEY_UNREADABLE_MESSAGE.charAt(0).toUpperCase()}${KEY_UNREADABLE_MESSAGE.slice(1)}.`);
+  } else if (failure?.reason === "retries_exhausted") {
     out.push("The supplier could not be reached for several hours, so the order was not placed.");
   } else if (failure?.code === "PROTOCOL_ERROR") {
     out.push(

@@ -22,6 +22,7 @@ export {
   slackErrorOf,
   toSlackCallError,
 } from "./errors.ts";
+export { type UploadFileOptions, uploadFile } from "./file-upload.ts";
 export { RETRY_POLICIES, type RetryPolicy, type RetryPolicyName, retryAfterMsOf } from "./policies.ts";
 export { silentSdkLogger, slackSdkLogger } from "./sdk-logger.ts";
 export {

@@ -1,6 +1,7 @@
 import * as chat from "./chat.ts";
 import type { Handler } from "./context.ts";
 import * as directory from "./directory.ts";
+import { completeUploadExternal, getUploadURLExternal } from "./files.ts";
 import { completeError, completeSuccess, type FunctionOutputs } from "./functions.ts";
 import { conversationsHistory, conversationsReplies } from "./history.ts";
 import * as views from "./views.ts";
@@ -26,5 +27,7 @@ export function methodTable(functionOutputs: FunctionOutputs): Record<string, Ha
     "usergroups.users.list": directory.usergroupsUsersList,
     "functions.completeSuccess": completeSuccess(functionOutputs),
     "functions.completeError": completeError,
+    "files.getUploadURLExternal": getUploadURLExternal,
+    "files.completeUploadExternal": completeUploadExternal,
   };
 }

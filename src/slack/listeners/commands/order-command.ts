@@ -3,10 +3,12 @@ import type { SlackContext } from "../../context.ts";
 import { orderCommandHelp, parseOrderCommand } from "../../order-command-args.ts";
 import { newOrderModal, replaceIfNotAllowed } from "../../order-modal-views.ts";
 import { tellViewFailed } from "../../view-failures.ts";
+import { answerOrderExport } from "./order-export.ts";
 import { answerOrderStatus } from "./order-status.ts";
 
 /**
- * `/order help` lists the command's forms; `/order status TICKET-ID` lists the ticket's orders (order-status.ts).
+ * `/order help` lists the command's forms; `/order export [YYYY-MM]` sends an admin the month's orders as CSV
+ * (order-export.ts); `/order status TICKET-ID` lists the ticket's orders (order-status.ts).
  * `/order [TICKET-ID]`: ack, then `views.open` straight away (the trigger expires in 3 s), then the slower
  * authorization check, which replaces the form with the reason when the user may not order here. When the form
  * does not open, the user is told so (ephemeral, through the command's response_url).
@@ -22,6 +24,19 @@ export function orderCommand(ctx: SlackContext) {
     const asked = parseOrderCommand(command.text, ctx.customer.ticketIdPattern);
     if (asked.kind === "help") {
       await ack({ response_type: "ephemeral", text: orderCommandHelp(command.command) });
+      return;
+    }
+    if (asked.kind === "export") {
+      // Admins may export from anywhere (a DM, the admin channel): no profile needed.
+      await ack();
+      const request = { month: asked.month, command: command.command, userId: command.user_id };
+      await answerOrderExport(ctx, client, respond, request).catch(async (error: unknown) => {
+        ctx.logger.error({ err: error, month: asked.month }, "could not export the orders");
+        await respond({
+          response_type: "ephemeral",
+          text: "Order Desk could not export the orders just now; try again in a few minutes. If it keeps failing, the log says why.",
+        }).catch(() => {});
+      });
       return;
     }
     const profiles = ctx.customer.profilesForChannel(command.channel_id);

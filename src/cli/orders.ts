@@ -1,0 +1,83 @@
+/**
+ * `order-desk orders export [--month YYYY-MM]`: a month's orders as CSV on stdout (default: the current month,
+ * UTC), the same columns as `/order export` in Slack, built by the same module (src/orders/export/) and read in
+ * the same keyset pages: a month of many thousand orders streams out as it is read. The recipient's e-mail, phone
+ * and address are in only when the customer file says `export: { personalData: true }`. For deployments on
+ * PostgreSQL; on the embedded store it refuses and names `/order export` instead. Exit codes as `order-desk jobs`.
+ */
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { parseArgs } from "node:util";
+import { loadCustomerConfig } from "../config/customer.ts";
+import { type ExportTally, exportCsv, monthName, parseExportMonth } from "../orders/export/index.ts";
+import { ordersTakenBetween } from "../store/repositories/order-export.ts";
+import { EXIT_OPS, type OperationsDeps, type OperationsIo, openOperationsStore } from "./operations.ts";
+
+export const ORDERS_USAGE = `Usage: order-desk orders export [--month YYYY-MM]
+
+Writes the month's orders as CSV to stdout (default: the current month, UTC): order number, correlation id,
+ticket, profile, requester, recipient name, items, status, ordered/placed/delivered at, tracking numbers, and
+the recipient's e-mail, phone and address when the customer file says export: { personalData: true }.
+For deployments on PostgreSQL (DATABASE_URL); on the embedded store, use /order export in Slack.
+Exit codes: 0 written, 1 failed, 2 bad usage, 3 the embedded store (use Slack).
+`;
+
+export interface OrdersDeps extends OperationsDeps {
+  /** `export.personalData`, when the caller has the customer file already (tests). */
+  personalData?: boolean;
+}
+
+export async function runOrders(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  io: OperationsIo,
+  deps: OrdersDeps = {},
+): Promise<number> {
+  let values: { month?: string; help?: boolean };
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: { month: { type: "string" }, help: { type: "boolean", short: "h" } },
+    }));
+  } catch (error) {
+    io.stderr.write(`order-desk orders: ${(error as Error).message}\n\n${ORDERS_USAGE}`);
+    return EXIT_OPS.usage;
+  }
+  if (values.help) {
+    io.stdout.write(ORDERS_USAGE);
+    return EXIT_OPS.ok;
+  }
+  if (positionals.length !== 1 || positionals[0] !== "export") {
+    io.stderr.write(`order-desk orders: the only action is "export"\n\n${ORDERS_USAGE}`);
+    return EXIT_OPS.usage;
+  }
+  const now = deps.now ?? (() => new Date());
+  const parsed = parseExportMonth(values.month ?? "", now());
+  if (!parsed.ok) {
+    io.stderr.write(`order-desk orders: --month ${JSON.stringify(parsed.typed)}: ${parsed.message}\n`);
+    return EXIT_OPS.usage;
+  }
+  const opened = await openOperationsStore("orders", env, io, deps);
+  if (!opened.ok) return opened.exitCode;
+  try {
+    const personalData =
+      deps.personalData ??
+      (opened.target
+        ? (await loadCustomerConfig(opened.target.customerConfigPath)).export.personalData
+        : false);
+    const tally: ExportTally = { orders: 0 };
+    const lines = exportCsv(ordersTakenBetween(opened.store, parsed.month), { personalData }, tally);
+    // `end: false`: stdout stays open for whatever the process writes after.
+    await pipeline(Readable.from(lines), io.stdout, { end: false });
+    io.stderr.write(
+      `Exported ${tally.orders} order${tally.orders === 1 ? "" : "s"} of ${monthName(parsed.month)}` +
+        `${personalData ? " (with the recipients' contact details and addresses)" : ""}.\n`,
+    );
+    return EXIT_OPS.ok;
+  } finally {
+    await opened.close();
+  }
+}
