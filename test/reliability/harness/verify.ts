@@ -204,3 +204,30 @@ export async function verifyWhenSettled(
   await sleep(options.quietMs ?? 1_500);
   return { ...(await verify(sandbox, fake, submitted, accepted)), waitedMs };
 }
+
+/**
+ * Waits until `done(read())`, for as long as what `read` returns keeps changing: gives up when it stood still for
+ * `stallMs` (what a lost piece of work looks like), never at a fixed deadline that a busy machine would miss.
+ */
+export async function waitWhileMoving<T>(
+  read: () => T,
+  done: (value: T) => boolean,
+  options: { stallMs: number; what: string },
+): Promise<T> {
+  let value = read();
+  let last = JSON.stringify(value);
+  let movedAt = Date.now();
+  while (!done(value)) {
+    if (Date.now() - movedAt >= options.stallMs) {
+      throw new Error(`${options.what}: nothing moved for ${options.stallMs} ms; last seen ${last}`);
+    }
+    await sleep(250);
+    value = read();
+    const now = JSON.stringify(value);
+    if (now !== last) {
+      last = now;
+      movedAt = Date.now();
+    }
+  }
+  return value;
+}
