@@ -463,7 +463,13 @@ describe("Slack requests under hostile input", () => {
       );
 
     /** A click as Slack would send it: on the alert in the admin channel (with a response URL) or on App Home. */
-    function click(userId: string, actionId: string, value: unknown, onHome: boolean) {
+    function click(
+      userId: string,
+      actionId: string,
+      value: unknown,
+      onHome: boolean,
+      responseUrl = world.fake.responseUrl(),
+    ) {
       const action = { type: "button", action_id: actionId, block_id: "attention_actions:x" } as Json;
       if (value !== undefined) action.value = value;
       return requests.blockActions({
@@ -476,7 +482,7 @@ describe("Slack requests under hostile input", () => {
                 channelId: ADMIN_CHANNEL,
                 message: { type: "message", ts: "1.000001", text: "alert" },
               },
-              responseUrl: world.fake.responseUrl(),
+              responseUrl,
             }),
         actions: [action as never],
       });
@@ -509,15 +515,18 @@ describe("Slack requests under hostile input", () => {
 
     it("acts once on a replayed click, and answers every replay", async () => {
       const itemId = await openOrphanItem();
-      const before = world.fake.responses().length;
-      for (let i = 0; i < 3; i++) {
-        expect((await click(ADMIN_USER, ACTION.ignoreOrphans, itemId, false)).status).toBe(200);
+      // One response URL per click, read back by its id: answers to the earlier tests' clicks (acked first,
+      // answered after) may still arrive while these run, and must not be counted as these.
+      const urls = [0, 1, 2].map(() => world.fake.responseUrl());
+      for (const url of urls) {
+        expect((await click(ADMIN_USER, ACTION.ignoreOrphans, itemId, false, url)).status).toBe(200);
       }
-      const texts = await until("three answers", 5_000, async () => {
-        const found = world.fake
-          .responses()
-          .slice(before)
+      const answersTo = (url: string) =>
+        world.fake
+          .responses(url.slice(url.lastIndexOf("/") + 1))
           .map((r) => String((r.body as Json).text ?? ""));
+      const texts = await until("three answers", 10_000, async () => {
+        const found = urls.flatMap(answersTo);
         return found.length >= 3 ? found : undefined;
       });
       expect(texts.filter((t) => t.startsWith(":white_check_mark: Ignored by"))).toHaveLength(1);
@@ -769,12 +778,15 @@ describe("Slack requests under hostile input", () => {
     }
     const command = fc.record({ user: fc.constantFrom(EXPORT_ADMIN, EXPORT_ADMIN, AGENT, OUTSIDER), month });
     const filesBefore = world.fake.files().length;
-    const responsesBefore = world.fake.responses().length;
+    const exportResponses = new Set<string>();
     let uploads = 0;
     try {
       await fc.assert(
         fc.asyncProperty(command, async ({ user, month: typed }) => {
-          const before = world.fake.responses().length;
+          // Read back by this command's own response URL: other tests' late answers are not this one's.
+          const responseUrl = world.fake.responseUrl();
+          const responseId = responseUrl.slice(responseUrl.lastIndexOf("/") + 1);
+          exportResponses.add(responseId);
           const res = await requests
             .slashCommand({
               userId: user,
@@ -783,7 +795,7 @@ describe("Slack requests under hostile input", () => {
               channelId: CHANNEL,
               channelName: CHANNEL.toLowerCase(),
               triggerId: world.fake.issueTriggerId(user),
-              responseUrl: world.fake.responseUrl(),
+              responseUrl,
             })
             .catch((error: Error) => ({ status: 0, text: `no answer: ${error.message}` }));
           figures.inputsTried++;
@@ -795,8 +807,10 @@ describe("Slack requests under hostile input", () => {
           }
           const answers = await world.fake
             .waitFor(
-              () =>
-                world.fake.responses().length > before ? world.fake.responses().slice(before) : undefined,
+              () => {
+                const answered = world.fake.responses(responseId);
+                return answered.length > 0 ? answered : undefined;
+              },
               {
                 timeoutMs: 10_000,
                 what: `the answer to ${input}`,
@@ -826,7 +840,7 @@ describe("Slack requests under hostile input", () => {
       const toldFailed = () =>
         world.fake
           .responses()
-          .slice(responsesBefore)
+          .filter((r) => exportResponses.has(r.id))
           .filter((r) =>
             String((r.body as { text?: unknown }).text ?? "").startsWith("Order Desk could not export"),
           ).length;
@@ -855,7 +869,15 @@ describe("Slack requests under hostile input", () => {
           if (share.channel !== "D0RELADMIN") fail(`a file shared in ${share.channel}`);
       }
       if (shared.length !== uploads) fail(`${shared.length} files for ${uploads} accepted exports`);
-      const injected = world.fake.injections();
+      // What the exports sent: their answers and the admin's DM. (The order messages of the fuzzed submissions
+      // above mention their requester, as every order message does.)
+      const injected = world.fake
+        .injections()
+        .filter(
+          (i) =>
+            i.where.startsWith("message D0RELADMIN ") ||
+            exportResponses.has(i.where.replace(/^response /, "")),
+        );
       if (injected.length > 0) fail(`mentions or links acted on: ${JSON.stringify(injected.slice(0, 3))}`);
     } finally {
       crashes.stop();
