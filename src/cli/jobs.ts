@@ -19,7 +19,7 @@ import {
 } from "../jobs/index.ts";
 import { createJobs } from "../jobs/pgboss/adapter.ts";
 import { isRejected } from "../orders/model/order.ts";
-import type { Store } from "../store/db.ts";
+import type { Queryable, Store } from "../store/db.ts";
 import { requeueFailedOrder } from "../store/repositories/operator-actions.ts";
 import { getOrder } from "../store/repositories/orders.ts";
 import { EXIT_OPS, type OperationsDeps, type OperationsIo, openOperationsStore } from "./operations.ts";
@@ -151,17 +151,16 @@ async function list(jobs: Jobs, parsed: Parsed, io: OperationsIo): Promise<numbe
   return EXIT_OPS.ok;
 }
 
-/**
- * A failed placement's order goes back to `queued` first, with the statement "Retry now" uses: null when it is
- * not failed any more, or the supplier refused it. Returns why the job is skipped, or null to retry it.
- */
-async function requeueOrder(store: Store, orderId: string): Promise<string | null> {
-  if (await requeueFailedOrder(store, orderId)) return null;
+/** Why a failed placement's order cannot go back to `queued`: it is gone, refused, or not failed any more. */
+async function whyNotRequeued(store: Queryable, orderId: string): Promise<string> {
   const now = await getOrder(store, orderId);
   if (!now) return "its order does not exist";
   if (isRejected(now)) return "the supplier refused the order: fix and resubmit it in Slack";
   return `the order is ${now.status}, no longer failed (retried, resubmitted or placed meanwhile)`;
 }
+
+/** Thrown inside the transaction to roll the order's requeue back when its job cannot be retried. */
+class JobNotFailed extends Error {}
 
 async function retryOne(
   jobs: Jobs,
@@ -169,17 +168,23 @@ async function retryOne(
   job: { id: string; queue: QueueName; data: unknown },
   io: OperationsIo,
 ): Promise<"retried" | "skipped" | "failed"> {
-  if (job.queue === QUEUES.placeOrder) {
-    const orderId = (job.data as { orderId?: unknown } | null)?.orderId;
-    if (typeof orderId === "string") {
-      const reason = await requeueOrder(store, orderId);
-      if (reason !== null) {
-        io.stdout.write(`skipped ${job.id} (${job.queue}): ${reason}\n`);
-        return "skipped";
-      }
+  const orderId =
+    job.queue === QUEUES.placeOrder ? (job.data as { orderId?: unknown } | null)?.orderId : undefined;
+  try {
+    // A failed placement's order goes back to `queued` (the statement "Retry now" uses) and its job is retried
+    // in one transaction: neither happens without the other.
+    const skipped = await store.transaction(async (tx) => {
+      if (typeof orderId === "string" && !(await requeueFailedOrder(tx, orderId)))
+        return whyNotRequeued(tx, orderId);
+      if (!(await jobs.retry(job.queue, job.id, { tx }))) throw new JobNotFailed();
+      return null;
+    });
+    if (skipped !== null) {
+      io.stdout.write(`skipped ${job.id} (${job.queue}): ${skipped}\n`);
+      return "skipped";
     }
-  }
-  if (!(await jobs.retry(job.queue, job.id))) {
+  } catch (error) {
+    if (!(error instanceof JobNotFailed)) throw error;
     io.stderr.write(`could not retry ${job.id} (${job.queue}): it is no longer failed\n`);
     return "failed";
   }

@@ -90,8 +90,11 @@ export interface Jobs {
   work<Q extends QueueName>(queue: Q, handler: JobHandler<JobData<Q>>, options?: WorkOptions): void;
   /** Cancels a job that has not finished; false when there was none. */
   cancel(queue: QueueName, id: string): Promise<boolean>;
-  /** Puts a failed job back in the queue for one more attempt. */
-  retry(queue: QueueName, id: string): Promise<boolean>;
+  /**
+   * Puts a failed job back in the queue for one more attempt; false when it is not failed (any more). With `tx`,
+   * only if that transaction commits.
+   */
+  retry(queue: QueueName, id: string, options?: { tx?: Queryable }): Promise<boolean>;
   getJob(queue: QueueName, id: string): Promise<JobInfo | null>;
   listFailed(options?: { queue?: QueueName; limit?: number }): Promise<FailedJob[]>;
   stats(): Promise<Record<QueueName, QueueStats>>;

@@ -401,11 +401,21 @@ describe.each(TEST_BACKENDS)("jobs on %s", (backend) => {
       (i) => i?.state === "failed",
     );
     fail = false;
-    expect(await j.retry("place-order", id)).toBe(true);
+    // Inside a transaction that rolls back, the retry does not happen.
+    await expect(
+      store.transaction(async (tx) => {
+        expect(await j.retry("place-order", id, { tx })).toBe(true);
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    expect((await j.getJob("place-order", id))?.state).toBe("failed");
+    // Committed, it runs.
+    expect(await store.transaction((tx) => j.retry("place-order", id, { tx }))).toBe(true);
     await until(
       () => j.getJob("place-order", id),
       (i) => i?.state === "completed",
     );
+    expect(await j.retry("place-order", id)).toBe(false);
   });
 
   it("refuses an unknown queue name", async () => {

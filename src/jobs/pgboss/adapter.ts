@@ -262,10 +262,15 @@ export function createJobs(options: JobsOptions): Jobs {
       return result.affected > 0;
     },
 
-    async retry(queue, id) {
+    async retry(queue, id, options = {}) {
       assertQueue(queue);
-      const result = (await boss.retry(queue, id)) as unknown as { affected: number };
-      if (result.affected > 0) scheduleWake(queue, 0);
+      const { tx } = options;
+      const result = (await boss.retry(
+        queue,
+        id,
+        tx ? { db: { executeSql: (text: string, values: unknown[]) => tx.query(text, values) } } : {},
+      )) as unknown as { affected: number };
+      if (result.affected > 0) afterCommit(tx ?? store, () => scheduleWake(queue, 0));
       return result.affected > 0;
     },
 
