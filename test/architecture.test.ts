@@ -89,6 +89,8 @@ function beyondKnown(found: Record<string, string[]>, known: Record<string, read
 }
 
 const src = sourcesIn("src");
+/** What is never shipped: the tools, the tests, the benchmarks and the `order-desk` command's launcher. */
+const development = ["tools", "test", "bench", "bin"].flatMap(sourcesIn);
 const inFolder = (folder: string) => src.filter((s) => s.path.startsWith(`src/${folder}/`));
 
 /** Known: none left (the Slack adapters live in slack/outbound/, behind the ports orders/ declares). */
@@ -228,7 +230,6 @@ describe("the architecture's import rules", () => {
         return name !== null && !allowed.has(name) ? name : null;
       });
     expect(undeclared(src, production), "add it to package.json `dependencies`").toEqual({});
-    const development = ["tools", "test", "bench", "bin"].flatMap(sourcesIn);
     expect(undeclared(development, declared), "add it to package.json `devDependencies`").toEqual({});
   });
 
@@ -245,6 +246,16 @@ describe("the architecture's import rules", () => {
       return !source || lines(source) <= MAX_LINES;
     });
     expect(stale, `within ${MAX_LINES} lines now: remove from KNOWN_LONG_FILES`).toEqual([]);
+  });
+
+  it("every index.ts in src/ is imported somewhere: no barrel that only pretends to be the way in", () => {
+    const imported = new Set(
+      [...src, ...development].flatMap((s) => s.specifiers.map((specifier) => resolved(s, specifier))),
+    );
+    const unused = src
+      .filter((s) => s.path.endsWith("/index.ts") && !imported.has(s.path))
+      .map((s) => s.path);
+    expect(unused, "import through it, or delete it (deep imports are the norm)").toEqual([]);
   });
 
   it("reads the tree it checks (the scan finds the folders the rules are about)", () => {
