@@ -217,6 +217,17 @@ describe("the architecture's import rules", () => {
     expect(paths, "a path out of src/ into tools/ or bench/").toEqual([]);
   });
 
+  it("tools/ and bench/ import nothing of test/: what they share with the tests lives in tools/", () => {
+    const found = violations(
+      development.filter((s) => s.path.startsWith("tools/") || s.path.startsWith("bench/")),
+      (source, specifier) => {
+        const target = resolved(source, specifier);
+        return target?.startsWith("test/") ? target : null;
+      },
+    );
+    expect(found, "move the shared fixture to tools/ and import it from there in test/ too").toEqual({});
+  });
+
   it("every package src/ imports is a production dependency; tools/, test/, bench/ and bin/ declare theirs", () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
       dependencies: Record<string, string>;
