@@ -29,7 +29,7 @@ import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "./slack/app.ts
 import { updatePresenter } from "./slack/blocks/updates/presenter.ts";
 import * as functions from "./slack/listeners/functions/index.ts";
 import { checkBotToken, createSlackChat, createSlackWorkflowFunctions } from "./slack/outbound/index.ts";
-import { openStore, type Store } from "./store/index.ts";
+import { openStore, type Store } from "./store/db.ts";
 import { SupplierClient } from "./supplier/client.ts";
 import { attachOrphanEvents, createOrphanSweeper } from "./webhooks/orphans.ts";
 import { webhookRoute } from "./webhooks/receiver.ts";

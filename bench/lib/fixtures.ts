@@ -3,7 +3,7 @@
  * same bytes.
  */
 import type { CreateOrderRequest } from "../../src/supplier/schema.ts";
-import { validOrder } from "../../test/supplier/support/fixtures.ts";
+import { validOrder } from "../../tools/example-order.ts";
 
 /** A well-formed test-environment key (`<svc>_test_<32 hex>`); only ever sent to local processes. */
 export const BENCH_TEST_KEY = "ods_test_0000000000000000000000000000be7c";

@@ -10,7 +10,7 @@ import { pipeline } from "node:stream/promises";
 import { parseArgs } from "node:util";
 import { loadCustomerConfig } from "../config/customer.ts";
 import { type ExportTally, exportCsv, monthName, parseExportMonth } from "../orders/export/index.ts";
-import { ordersTakenBetween } from "../store/repositories/order-export.ts";
+import { ordersOfMonth } from "../orders/export/source.ts";
 import { EXIT_OPS, type OperationsDeps, type OperationsIo, openOperationsStore } from "./operations.ts";
 
 export const ORDERS_USAGE = `Usage: order-desk orders export [--month YYYY-MM]
@@ -69,7 +69,7 @@ export async function runOrders(
         ? (await loadCustomerConfig(opened.target.customerConfigPath)).export.personalData
         : false);
     const tally: ExportTally = { orders: 0 };
-    const lines = exportCsv(ordersTakenBetween(opened.store, parsed.month), { personalData }, tally);
+    const lines = exportCsv(ordersOfMonth(opened.store, parsed.month), { personalData }, tally);
     // `end: false`: stdout stays open for whatever the process writes after.
     await pipeline(Readable.from(lines), io.stdout, { end: false });
     io.stderr.write(

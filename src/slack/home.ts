@@ -2,9 +2,9 @@
 import { type Logger, pino } from "pino";
 import type { ApprovalDeps } from "../orders/approvals/decide.ts";
 import { awaitingApprovalBy } from "../orders/approvals/home.ts";
+import { recentOrdersOf } from "../orders/lookup.ts";
 import type { Order } from "../orders/model/order.ts";
 import { needsAttentionFor } from "../orders/operations/list.ts";
-import { listRecentOrdersForUser } from "../store/repositories/orders.ts";
 import { buildHomeView, HOME_ORDER_LIMIT } from "./blocks/home.ts";
 import type { SlackContext } from "./context.ts";
 import type { WebClient } from "./outbound/index.ts";
@@ -20,7 +20,7 @@ export type HomeContext = Pick<SlackContext, "store"> &
 
 export async function publishHome(ctx: HomeContext, client: WebClient, userId: string): Promise<void> {
   const [orders, attention, awaitingMe] = await Promise.all([
-    listRecentOrdersForUser(ctx.store, userId, HOME_ORDER_LIMIT),
+    recentOrdersOf(ctx.store, userId, HOME_ORDER_LIMIT),
     // "Needs attention" never keeps "My orders" from showing: without it, the admin sees their orders.
     ctx.operators && ctx.customer
       ? needsAttentionFor(

@@ -10,7 +10,7 @@ import { createJobs, PermanentJobError, QUEUES } from "../../src/jobs/index.ts";
 import type { CheckResult } from "../../src/ops/check.ts";
 import type { DoctorOptions } from "../../src/ops/doctor.ts";
 import { openStore, type Store } from "../../src/store/db.ts";
-import { events } from "../../src/store/index.ts";
+import * as events from "../../src/store/repositories/events.ts";
 import { type FakeSecretsManager, startFakeSecretsManager } from "../../tools/fake-secrets-manager.ts";
 import { type FakeSlack, startFakeSlack } from "../../tools/fake-slack/index.ts";
 import { defaultBackend, getTestStore, openTestStore, pgliteTemplate } from "../helpers/db.ts";

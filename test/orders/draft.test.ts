@@ -10,7 +10,7 @@ import {
   fieldForSupplierPath,
 } from "../../src/orders/fields.ts";
 import { draftToRequest } from "../../src/orders/request.ts";
-import { errorsForBlocks } from "../../src/slack/blocks/order-modal.ts";
+import { errorsForBlocks } from "../../src/slack/blocks/order-modal-errors.ts";
 import { checkOrderRequest } from "../../src/supplier/rules.ts";
 import { acmeUsDraft } from "../helpers/drafts.ts";
 

@@ -11,8 +11,8 @@ import { runOperatorAction } from "../../src/orders/operations/act.ts";
 import type { Store } from "../../src/store/db.ts";
 import { getAttention, openAttention } from "../../src/store/repositories/attention.ts";
 import { insertOrder, markFailed, markRejected } from "../../src/store/repositories/orders.ts";
+import { validOrder } from "../../tools/example-order.ts";
 import { getTestStore, TEST_BACKENDS } from "../helpers/db.ts";
-import { validOrder } from "../supplier/support/fixtures.ts";
 
 describe.each(TEST_BACKENDS)("operator actions on %s", (backend) => {
   let store: Store;

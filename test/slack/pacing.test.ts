@@ -13,9 +13,9 @@ import { createSlackNotifier } from "../../src/slack/notifier.ts";
 import { createSlackWebClient } from "../../src/slack/outbound/index.ts";
 import type { Store } from "../../src/store/db.ts";
 import { insertOrder } from "../../src/store/repositories/orders.ts";
+import { validOrder } from "../../tools/example-order.ts";
 import { type FakeSlack, startFakeSlack } from "../../tools/fake-slack/index.ts";
 import { getTestStore } from "../helpers/db.ts";
-import { validOrder } from "../supplier/support/fixtures.ts";
 
 const CHANNEL = "C0BUSY01";
 let store: Store;

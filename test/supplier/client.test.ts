@@ -18,7 +18,8 @@ import {
   SupplierValidationError,
   UnauthorizedError,
 } from "../../src/supplier/errors.ts";
-import { LIVE_KEY, TEST_KEY, validOrder } from "./support/fixtures.ts";
+import { validOrder } from "../../tools/example-order.ts";
+import { LIVE_KEY, TEST_KEY } from "./support/fixtures.ts";
 import {
   failure,
   type Reply,

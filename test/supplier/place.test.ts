@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { Agent } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type PlaceDeps, runPlace } from "../../src/cli/place.ts";
-import { LIVE_KEY, TEST_KEY, validOrder } from "./support/fixtures.ts";
+import { validOrder } from "../../tools/example-order.ts";
+import { LIVE_KEY, TEST_KEY } from "./support/fixtures.ts";
 import {
   failure,
   type Reply,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { COUNTRIES, isCountryCode } from "../../src/supplier/countries.ts";
 import { checkOrderRequest, toSupplierPath } from "../../src/supplier/rules.ts";
 import { MAX_ORDER_LINES } from "../../src/supplier/schema.ts";
-import { validOrder } from "./support/fixtures.ts";
+import { validOrder } from "../../tools/example-order.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: the tests edit arbitrary JSON documents
 type Draft = any;

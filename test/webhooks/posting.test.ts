@@ -11,9 +11,9 @@ import type { Store } from "../../src/store/db.ts";
 import { getEvent } from "../../src/store/repositories/events.ts";
 import { getOrder, insertOrder, markPlaced, setOriginMessage } from "../../src/store/repositories/orders.ts";
 import { attachOrphanEvents, createOrphanSweeper } from "../../src/webhooks/orphans.ts";
+import { validOrder } from "../../tools/example-order.ts";
 import { DEFAULT_BOT_SCOPES, statusLine } from "../../tools/fake-slack/index.ts";
 import { getTestStore, openTestStore } from "../helpers/db.ts";
-import { validOrder } from "../supplier/support/fixtures.ts";
 import {
   deliver,
   type Harness,

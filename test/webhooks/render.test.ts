@@ -5,8 +5,8 @@ import { isLinkable, shown, slackLink } from "../../src/slack/blocks/text.ts";
 import { formatEstimatedDelivery, formatInstant } from "../../src/slack/blocks/updates/format.ts";
 import { renderOrderReply } from "../../src/slack/blocks/updates/order-reply.ts";
 import { renderEventReply } from "../../src/slack/blocks/updates/replies.ts";
+import { validOrder } from "../../tools/example-order.ts";
 import { validateBlocks } from "../../tools/fake-slack/index.ts";
-import { validOrder } from "../supplier/support/fixtures.ts";
 
 const now = new Date("2026-11-24T10:00:00Z"); // a Tuesday
 

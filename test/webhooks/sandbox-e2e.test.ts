@@ -10,8 +10,8 @@ import { getEvent } from "../../src/store/repositories/events.ts";
 import { insertOrder, markPlaced, setOriginMessage } from "../../src/store/repositories/orders.ts";
 import { SupplierClient } from "../../src/supplier/client.ts";
 import { attachOrphanEvents } from "../../src/webhooks/orphans.ts";
+import { validOrder } from "../../tools/example-order.ts";
 import { getTestStore } from "../helpers/db.ts";
-import { validOrder } from "../supplier/support/fixtures.ts";
 import { type Harness, ORDERS_CHANNEL, SECRET, startHarness, until } from "./support.ts";
 
 let store: Store;

@@ -24,8 +24,8 @@ import { getOrder, insertOrder, markPlaced, setOriginMessage } from "../../src/s
 import { signWebhook } from "../../src/supplier/webhook-signature.ts";
 import { createOrphanSweeper, type OrphanSweeper } from "../../src/webhooks/orphans.ts";
 import { type WebhookReceiverOptions, webhookRoute } from "../../src/webhooks/receiver.ts";
+import { validOrder } from "../../tools/example-order.ts";
 import { type FakeSlack, startFakeSlack } from "../../tools/fake-slack/index.ts";
-import { validOrder } from "../supplier/support/fixtures.ts";
 
 export const SECRET = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
 export const OLD_SECRET = `whsec_${Buffer.alloc(32, 3).toString("base64")}`;

@@ -9,7 +9,10 @@
  *     channel's pace, and mark it posted with the reply's ts right after Slack answers; mark the others handled
  *     without a reply;
  *  3. re-render the parent message (`present.parent`, the order message builder) and `chat.update` it if it
- *     changed.
+ *     changed (parent-message.ts).
+ *
+ * A Slack call that fails ends the run as slack-failure.ts decides: later for a rate limit, for good (and the
+ * admins told once) when the channel is gone.
  *
  * Exactly once: an event is posted only while `posted_at` is null, by one poster at a time. A crash (or a
  * lost answer, or a lost database) between Slack taking the reply and the `markPosted` UPDATE would post it
@@ -28,7 +31,6 @@ import {
   listEventsForOrder,
   listUnpostedForOrder,
   markPostAttempted,
-  markPostError,
   markPosted,
   type StoredEvent,
 } from "../../store/repositories/events.ts";
@@ -36,20 +38,15 @@ import { getOrder } from "../../store/repositories/orders.ts";
 import type { Order } from "../model/order.ts";
 import { applyEvent } from "./apply-event.ts";
 import type { PostUpdateJobData } from "./enqueue.ts";
-import {
-  ChatCallFailedError,
-  ChatDestinationGoneError,
-  ChatMessageRefusedError,
-  ChatRateLimitedError,
-} from "./errors.ts";
+import { ChatCallFailedError } from "./errors.ts";
 import { OrderBusyError, OrderLocks } from "./order-lock.ts";
 import { ChannelPacer, waitForSlot } from "./pacer.ts";
+import { parentUpdater } from "./parent-message.ts";
 import { postReply, type ReplyOutcome } from "./post-reply.ts";
 import type { PostOutcome, PostUpdateDeps, PostUpdateWorker } from "./post-update-deps.ts";
-import { unpostedUpdatesAlert } from "./unposted-alert.ts";
+import { slackFailureHandler } from "./slack-failure.ts";
 import { decideReply } from "./verbosity.ts";
 
-const PARENT_CACHE_MAX = 10_000;
 /** `metadata.event_type` of our threaded replies; `event_payload.event_id` names the supplier event. */
 export const REPLY_EVENT_TYPE = "order_desk_supplier_event";
 const MARK_ATTEMPTS = 5;
@@ -68,8 +65,8 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
   const maxPaceWaitMs = deps.maxPaceWaitMs ?? 5_000;
   const settleMs = deps.settleMs ?? 0;
   const locks = new OrderLocks(store);
-  /** What each parent message was last updated to, so a re-run does not repeat an identical chat.update. */
-  const lastParent = new Map<string, string>();
+  const onSlackError = slackFailureHandler(deps, pacer, now);
+  const updateParent = parentUpdater(deps);
 
   let warnedNoHistoryScope = false;
 
@@ -122,61 +119,6 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
     }
   }
 
-  async function onSlackError(
-    error: unknown,
-    order: Order,
-    pending: StoredEvent[],
-    logger: Logger,
-  ): Promise<never> {
-    const channel = order.slackChannelId ?? "?";
-    if (error instanceof ChatRateLimitedError) {
-      pacer.pauseUntil(channel, Date.now() + error.retryAfterMs);
-      deps.metrics?.slackRateLimited.inc({ method: error.method });
-      logger.info({ channel, retryAfterMs: error.retryAfterMs }, "Slack rate limit; re-scheduling");
-      throw new RetryLaterError(error.retryAfterMs, error.message, { cause: error });
-    }
-    const first = pending[0];
-    if (error instanceof ChatDestinationGoneError) {
-      const record = { code: error.code, slackError: error.reason, message: error.message, at: now() };
-      // `alerted: false` marks an alert that has not gone out (yet): the order's next run tries it again.
-      const reportedBefore =
-        first?.postError?.slackError === error.reason && first.postError.alerted !== false;
-      const needsAlert = !reportedBefore && deps.alertAdmins !== undefined;
-      for (const event of pending) {
-        await markPostError(store, event.id, needsAlert ? { ...record, alerted: false } : record);
-      }
-      logger.error({ channel, slackError: error.reason, pending: pending.length }, error.message);
-      if (needsAlert && deps.alertAdmins) {
-        await deps
-          .alertAdmins(unpostedUpdatesAlert(order, pending.length, channel, error))
-          .then(
-            // Only now is it reported: the marks say so, and the order's next run does not alert again.
-            async () => {
-              for (const event of pending) await markPostError(store, event.id, { ...record, alerted: true });
-            },
-            (alertError: unknown) =>
-              logger.error(
-                { err: alertError },
-                "could not alert the admins; the order's next update tries again",
-              ),
-          )
-          .catch((markError: unknown) =>
-            logger.error({ err: markError }, "could not record that the admins were alerted"),
-          );
-      }
-      throw new PermanentJobError(error.message, { cause: error });
-    }
-    if (error instanceof ChatCallFailedError && first) {
-      await markPostError(store, first.id, {
-        code: error.code,
-        slackError: error.reason,
-        message: error.message,
-        at: now(),
-      }).catch(() => {});
-    }
-    throw error;
-  }
-
   /**
    * A placed order with no message: once the placement job has had ample time to post it, post it here. The
    * wait keeps this from racing the placement job's own post (which would show the order twice).
@@ -198,45 +140,6 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
       );
     }
     return shown;
-  }
-
-  async function updateParent(order: Order, logger: Logger): Promise<boolean> {
-    if (!order.slackChannelId || !order.slackMessageTs) return false;
-    const rendered = deps.present.parent(order);
-    if (!rendered) return false;
-    const key = JSON.stringify(rendered);
-    if (lastParent.get(order.id) === key) return false;
-    try {
-      await slack.update({
-        channel: order.slackChannelId,
-        ts: order.slackMessageTs,
-        text: rendered.text,
-        ...(rendered.blocks && { blocks: rendered.blocks }),
-      });
-      deps.metrics?.slackPosts.inc({ method: "chat.update" });
-    } catch (error) {
-      if (error instanceof ChatRateLimitedError) {
-        deps.metrics?.slackRateLimited.inc({ method: error.method });
-        throw new RetryLaterError(error.retryAfterMs, error.message, { cause: error });
-      }
-      if (
-        error instanceof ChatDestinationGoneError ||
-        error instanceof ChatMessageRefusedError ||
-        (error instanceof ChatCallFailedError && error.reason)
-      ) {
-        // The replies are out; a parent we cannot edit (deleted, channel gone) is logged, not retried forever.
-        logger.warn({ err: error, channel: order.slackChannelId }, "could not update the order message");
-        return false;
-      }
-      throw error;
-    }
-    lastParent.delete(order.id);
-    lastParent.set(order.id, key);
-    if (lastParent.size > PARENT_CACHE_MAX) {
-      const oldest = lastParent.keys().next().value;
-      if (oldest !== undefined) lastParent.delete(oldest);
-    }
-    return true;
   }
 
   /**

@@ -6,17 +6,18 @@
 import type { types } from "@slack/bolt";
 import type { Customer } from "../../config/catalog.ts";
 import type { OrderDraft } from "../../orders/draft.ts";
-import { type FieldErrors, fieldLabel } from "../../orders/fields.ts";
+import type { FieldErrors } from "../../orders/fields.ts";
 import { COUNTRIES, isCountryCode } from "../../supplier/countries.ts";
 import { encodeMetadata, type ModalMetadata } from "../metadata.ts";
-import { ACTION, BLOCK, CALLBACK, FIELD_BLOCK, LINE_BLOCK } from "./ids.ts";
-import { mrkdwn, plain, truncate } from "./text.ts";
+import { ACTION, CALLBACK, FIELD_BLOCK } from "./ids.ts";
+import { header, hint, textInput } from "./modal-inputs.ts";
+import { lineActions, lineBlocks, MAX_MODAL_LINES } from "./order-modal-lines.ts";
+import { mrkdwn, plain } from "./text.ts";
 
 type KnownBlock = types.KnownBlock;
 type ModalView = types.ModalView;
 type Option = types.PlainTextOption;
 
-export const MAX_MODAL_LINES = 25;
 export const MAX_VIEW_BLOCKS = 100;
 
 export interface OrderModalInput {
@@ -32,141 +33,10 @@ export interface OrderModalInput {
   notice?: string;
 }
 
-/** "LAP-14-PRO — Laptop 14" Pro" within the 75 characters of an option. */
-export function itemOption(customer: Customer, itemNumber: string): Option {
-  const item = customer.item(itemNumber);
-  const label = item ? `${item.name} (${item.itemNumber})` : itemNumber;
-  return { text: plain(label, 75), value: truncate(itemNumber, 150) };
-}
-
 export function countryOption(code: string): Option {
   const name = isCountryCode(code) ? COUNTRIES[code] : code;
   return { text: plain(`${name} (${code})`, 75), value: code };
 }
-
-const hint = (errors: FieldErrors | undefined, field: string, fallback?: string) => {
-  const problems = errors?.[field];
-  if (problems && problems.length > 0) return { hint: plain(`⚠️ ${problems.join(" ")}`, 2000) };
-  return fallback ? { hint: plain(fallback, 2000) } : {};
-};
-
-function textInput(opts: {
-  blockId: string;
-  label: string;
-  value: string;
-  optional?: boolean;
-  placeholder?: string;
-  multiline?: boolean;
-  maxLength?: number;
-  hint?: { hint: types.PlainTextElement } | Record<string, never>;
-}): KnownBlock {
-  return {
-    type: "input",
-    block_id: opts.blockId,
-    optional: opts.optional ?? false,
-    label: plain(opts.label, 2000),
-    element: {
-      type: "plain_text_input",
-      action_id: ACTION.value,
-      ...(opts.value ? { initial_value: opts.value.slice(0, opts.maxLength ?? 3000) } : {}),
-      ...(opts.placeholder ? { placeholder: plain(opts.placeholder, 150) } : {}),
-      ...(opts.multiline ? { multiline: true } : {}),
-      ...(opts.maxLength ? { max_length: opts.maxLength } : {}),
-    },
-    ...(opts.hint ?? {}),
-  } as KnownBlock;
-}
-
-function lineBlocks(
-  customer: Customer,
-  draft: OrderDraft,
-  keys: readonly string[],
-  errors: FieldErrors | undefined,
-): KnownBlock[] {
-  const blocks: KnownBlock[] = [];
-  keys.forEach((key, i) => {
-    const line = draft.lines[i] ?? { itemNumber: "", quantity: "1", comment: "" };
-    const n = i + 1;
-    blocks.push({
-      type: "input",
-      block_id: LINE_BLOCK.item(key),
-      label: plain(keys.length > 1 ? `Item ${n}` : "Item"),
-      element: {
-        type: "external_select",
-        action_id: ACTION.lineItem,
-        min_query_length: 0,
-        placeholder: plain("Search the catalog: laptop, monitor…", 150),
-        ...(line.itemNumber ? { initial_option: itemOption(customer, line.itemNumber) } : {}),
-      },
-      ...hint(errors, `lines.${i}.itemNumber`),
-    } as KnownBlock);
-    blocks.push({
-      type: "input",
-      block_id: LINE_BLOCK.quantity(key),
-      label: plain(keys.length > 1 ? `Quantity ${n}` : "Quantity"),
-      element: {
-        type: "number_input",
-        action_id: ACTION.lineQuantity,
-        is_decimal_allowed: false,
-        min_value: "1",
-        max_value: "999",
-        ...(line.quantity ? { initial_value: truncate(line.quantity, 9) } : {}),
-      },
-      ...hint(errors, `lines.${i}.quantity`),
-    } as KnownBlock);
-    blocks.push({
-      type: "input",
-      block_id: LINE_BLOCK.comment(key),
-      optional: true,
-      label: plain(keys.length > 1 ? `Comment ${n}` : "Comment"),
-      element: {
-        type: "plain_text_input",
-        action_id: ACTION.lineComment,
-        max_length: 500,
-        placeholder: plain("For example: asset-tag before shipping", 150),
-        ...(line.comment ? { initial_value: truncate(line.comment, 500) } : {}),
-      },
-      ...hint(errors, `lines.${i}.comment`),
-    } as KnownBlock);
-  });
-  return blocks;
-}
-
-function lineActions(customer: Customer, draft: OrderDraft, keys: readonly string[]): KnownBlock | null {
-  const elements: unknown[] = [];
-  if (keys.length < MAX_MODAL_LINES) {
-    elements.push({ type: "button", action_id: ACTION.addLine, text: plain("Add line", 75), value: "add" });
-  }
-  if (keys.length > 1) {
-    elements.push({
-      type: "static_select",
-      action_id: ACTION.removeLine,
-      placeholder: plain("Remove line…", 150),
-      options: keys.map((key, i) => {
-        const itemNumber = draft.lines[i]?.itemNumber ?? "";
-        const name = itemNumber ? (customer.item(itemNumber)?.name ?? itemNumber) : "(no item yet)";
-        return { text: plain(`Line ${i + 1}: ${name}`, 75), value: key };
-      }),
-    });
-  }
-  const bundles = customer.config.bundles.slice(0, 100);
-  if (bundles.length > 0 && keys.length < MAX_MODAL_LINES) {
-    elements.push({
-      type: "static_select",
-      action_id: ACTION.addBundle,
-      placeholder: plain("Add bundle…", 150),
-      options: bundles.map((b, i) => ({
-        text: plain(b.name, 75),
-        value: String(i),
-        ...(b.description ? { description: plain(b.description, 75) } : {}),
-      })),
-    });
-  }
-  if (elements.length === 0) return null;
-  return { type: "actions", block_id: BLOCK.lineActions, elements } as KnownBlock;
-}
-
-const header = (text: string): KnownBlock => ({ type: "header", text: plain(text, 150) });
 
 /** "Add at least one item" belongs under the first line's item. */
 function withListErrorsOnFirstLine(errors: FieldErrors | undefined): FieldErrors | undefined {
@@ -415,36 +285,4 @@ export function buildNoticeModal(title: string, text: string): ModalView {
     close: plain("Close", 24),
     blocks: [{ type: "section", text: mrkdwn(text) }],
   };
-}
-
-/** Field errors → `response_action: "errors"` keyed by the blocks that show them. */
-export function errorsForBlocks(
-  errors: FieldErrors,
-  lineKeys: readonly string[],
-  opts: { hasProfileBlock: boolean; hasEdnBlock: boolean },
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  const add = (blockId: string | undefined, message: string) => {
-    if (!blockId) return;
-    out[blockId] = truncate(out[blockId] ? `${out[blockId]} ${message}` : message, 2000);
-  };
-  for (const [field, messages] of Object.entries(errors)) {
-    const text = messages.join(" ");
-    const line = /^lines\.(\d+)\.(itemNumber|quantity|comment)$/.exec(field);
-    if (line) {
-      const key = lineKeys[Number(line[1])];
-      if (key === undefined) continue;
-      const kind = line[2] === "itemNumber" ? "item" : line[2] === "quantity" ? "quantity" : "comment";
-      add(LINE_BLOCK[kind](key), text);
-    } else if (field === "lines") {
-      add(lineKeys[0] === undefined ? FIELD_BLOCK.ticket : LINE_BLOCK.item(lineKeys[0]), text);
-    } else if (field === "profile") {
-      add(opts.hasProfileBlock ? FIELD_BLOCK.profile : FIELD_BLOCK.ticket, text);
-    } else if (field === "externalDocumentNumber" && !opts.hasEdnBlock) {
-      add(FIELD_BLOCK.ticket, `${fieldLabel(field)}: ${text}`);
-    } else {
-      add(FIELD_BLOCK[field as keyof typeof FIELD_BLOCK], text);
-    }
-  }
-  return out;
 }

@@ -1,36 +1,3 @@
-import type { CreateOrderRequest } from "../../../src/supplier/schema.ts";
-
+/** Well-formed supplier API keys of both environments (the request they go with: tools/example-order.ts). */
 export const TEST_KEY = "ods_test_0123456789abcdef0123456789abcdef";
 export const LIVE_KEY = `ods_live_${"fedcba9876543210".repeat(2)}`;
-
-export function validOrder(overrides: Partial<CreateOrderRequest> = {}): CreateOrderRequest {
-  return {
-    externalDocumentNumber: "PO-2025-0001",
-    type: "New",
-    customerReference: "TICKET-123",
-    invoice: { id: "INV-ACME-01" },
-    consignee: null,
-    shipping: {
-      deliveryAt: "Home",
-      contact: {
-        firstName: "Ada",
-        lastName: "Lovelace",
-        phoneNumber: "+44 20 7946 0958",
-        email: "ada@example.com",
-      },
-      address1: "12 Analytical Row",
-      address2: null,
-      city: "London",
-      zipCode: "N1 9GU",
-      stateName: null,
-      countryIso2: "GB",
-      attention: "Ada Lovelace",
-      reference: "HOME-OFFICE",
-    },
-    orderLines: [
-      { itemNumber: "LAPTOP-14", quantity: 1, comments: "Asset tag please" },
-      { itemNumber: "DOCK-USB-C", quantity: 1 },
-    ],
-    ...overrides,
-  };
-}

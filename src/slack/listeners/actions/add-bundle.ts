@@ -5,7 +5,7 @@ import type {
   StaticSelectAction,
 } from "@slack/bolt";
 import { type DraftLine, isBlankLine } from "../../../orders/draft.ts";
-import { MAX_MODAL_LINES } from "../../blocks/order-modal.ts";
+import { MAX_MODAL_LINES } from "../../blocks/order-modal-lines.ts";
 import type { SlackContext } from "../../context.ts";
 import { updateOrderModal } from "../../form-actions.ts";
 import { takeLineKey } from "../../metadata.ts";

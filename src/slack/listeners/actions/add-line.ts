@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from "@slack/bolt";
 import { emptyLine } from "../../../orders/draft.ts";
-import { MAX_MODAL_LINES } from "../../blocks/order-modal.ts";
+import { MAX_MODAL_LINES } from "../../blocks/order-modal-lines.ts";
 import type { SlackContext } from "../../context.ts";
 import { updateOrderModal } from "../../form-actions.ts";
 import { takeLineKey } from "../../metadata.ts";

@@ -1,7 +1,7 @@
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from "@slack/bolt";
 import type { Profile } from "../../../config/customer-schema.ts";
+import { orderById } from "../../../orders/lookup.ts";
 import { canResubmit, type Order } from "../../../orders/model/order.ts";
-import { getOrder } from "../../../store/repositories/orders.ts";
 import { escapeMrkdwn } from "../../blocks/text.ts";
 import type { SlackContext } from "../../context.ts";
 import { resubmitModal } from "../../order-modal-views.ts";
@@ -42,7 +42,7 @@ export function fixAndResubmit(ctx: SlackContext) {
   }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs) => {
     await ack();
     const say = (text: string) => respond({ response_type: "ephemeral", replace_original: false, text });
-    const order = action.value ? await getOrder(ctx.store, action.value) : null;
+    const order = action.value ? await orderById(ctx.store, action.value) : null;
     if (!order) {
       await say("This order no longer exists. Use /order to place a new one.");
       return;

@@ -14,7 +14,7 @@ import { pipeline } from "node:stream/promises";
 import type { RespondFn, webApi } from "@slack/bolt";
 import { checkAdmin } from "../../../orders/admins.ts";
 import { type ExportTally, exportCsv, monthName, parseExportMonth } from "../../../orders/export/index.ts";
-import { ordersTakenBetween } from "../../../store/repositories/order-export.ts";
+import { ordersOfMonth } from "../../../orders/export/source.ts";
 import { escapeMrkdwn } from "../../blocks/text.ts";
 import type { SlackContext } from "../../context.ts";
 import { SlackCallError, uploadFile } from "../../outbound/index.ts";
@@ -52,7 +52,7 @@ export async function answerOrderExport(
     const filename = `orders-${month.label}.csv`;
     const path = join(dir, filename);
     const tally: ExportTally = { orders: 0 };
-    const lines = exportCsv(ordersTakenBetween(ctx.store, month), { personalData }, tally);
+    const lines = exportCsv(ordersOfMonth(ctx.store, month), { personalData }, tally);
     // Owner-only: the file holds names (and with export.personalData, contact details) until it is deleted.
     await pipeline(Readable.from(lines), createWriteStream(path, { mode: 0o600 }));
     const count = `${tally.orders.toLocaleString("en-GB")} order${tally.orders === 1 ? "" : "s"}`;

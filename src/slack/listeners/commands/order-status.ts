@@ -1,7 +1,7 @@
 import type { RespondFn } from "@slack/bolt";
 import type { Profile } from "../../../config/customer-schema.ts";
+import { ordersByReference } from "../../../orders/lookup.ts";
 import type { Order } from "../../../orders/model/order.ts";
-import { findOrdersByReference } from "../../../store/repositories/order-lookup.ts";
 import { orderStatusMessage } from "../../blocks/order-status.ts";
 import { escapeMrkdwn } from "../../blocks/text.ts";
 import type { SlackContext } from "../../context.ts";
@@ -61,7 +61,7 @@ export async function answerOrderStatus(
     );
     return;
   }
-  const found = await findOrdersByReference(
+  const found = await ordersByReference(
     ctx.store,
     request.reference,
     allowed.map((p) => p.name),

@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, SlackOptionsMiddlewareArgs } from "@slack/bolt";
 import type { Profile } from "../../../config/customer-schema.ts";
-import { itemOption } from "../../blocks/order-modal.ts";
+import { itemOption } from "../../blocks/order-modal-lines.ts";
 import type { SlackContext } from "../../context.ts";
 import { InvalidMetadataError } from "../../metadata.ts";
 

@@ -2,7 +2,8 @@ import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } fro
 import { OrderError } from "../../../orders/errors.ts";
 import { resubmitOrder, submitOrder } from "../../../orders/submit.ts";
 import { FIELD_BLOCK } from "../../blocks/ids.ts";
-import { buildNoticeModal, errorsForBlocks } from "../../blocks/order-modal.ts";
+import { buildNoticeModal } from "../../blocks/order-modal.ts";
+import { errorsForBlocks } from "../../blocks/order-modal-errors.ts";
 import type { SlackContext } from "../../context.ts";
 import { compactForm, readOrderForm, type StateValues } from "../../form.ts";
 import { InvalidMetadataError, type ModalMetadata } from "../../metadata.ts";
