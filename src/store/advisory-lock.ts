@@ -10,25 +10,33 @@ export type AdvisoryLockResult<T> = { acquired: true; value: T } | { acquired: f
 
 /**
  * `pg_try_…` never waits: another holder means `{ acquired: false }`. A string key is hashed by the server
- * (`hashtext`), so callers can lock by an id.
+ * (`hashtext`), so callers can lock by an id. `{ perSchema }` names one lock per schema (hashed with
+ * `current_schema()`): advisory locks are database-wide, and deployments (or test runs) that share a database in
+ * schemas of their own must not take each other's.
  */
 export function withTryAdvisoryLock<T>(
   store: Pick<Store, "pool">,
   namespace: number,
-  key: number | string,
+  key: number | string | { perSchema: string },
   fn: () => Promise<T>,
 ): Promise<AdvisoryLockResult<T>> {
-  const keySql = typeof key === "string" ? "hashtext($2)" : "$2";
+  const keySql =
+    typeof key === "object"
+      ? "hashtext(current_schema() || ':' || $2)"
+      : typeof key === "string"
+        ? "hashtext($2)"
+        : "$2";
+  const keyValue = typeof key === "object" ? key.perSchema : key;
   return onOwnConnection(store, async (client, unlock) => {
     const { rows } = await client.query<{ locked: boolean }>(
       `SELECT pg_try_advisory_lock($1, ${keySql}) AS locked`,
-      [namespace, key],
+      [namespace, keyValue],
     );
     if (!rows[0]?.locked) return { acquired: false };
     try {
       return { acquired: true, value: await fn() };
     } finally {
-      await unlock(`SELECT pg_advisory_unlock($1, ${keySql})`, [namespace, key]);
+      await unlock(`SELECT pg_advisory_unlock($1, ${keySql})`, [namespace, keyValue]);
     }
   });
 }

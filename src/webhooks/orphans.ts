@@ -127,9 +127,12 @@ async function stalledOrders(
   return rows.map((r) => ({ id: r.id, orderId: r.order_id }));
 }
 
-/** Namespace of the reporting lock ("OD" + "OR"), so it never clashes with the order or job locks. */
+/**
+ * Namespace of the reporting lock ("OD" + "OR"), so it never clashes with the order or job locks; one lock per
+ * schema, so deployments sharing a database in schemas of their own each report their own orphans.
+ */
 const REPORT_LOCK_NAMESPACE = 0x4f44_4f52;
-const REPORT_LOCK_KEY = 1;
+const REPORT_LOCK_KEY = { perSchema: "orphan-report" };
 
 /**
  * Runs `fn` as the only reporter, or returns null without running it: in this process, and on PostgreSQL under a
