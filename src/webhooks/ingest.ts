@@ -14,8 +14,11 @@
  *   trips per batch instead of a transaction per event. Each request still waits for its own event's commit
  *   before answering.
  *
- * An event whose correlation id matches no order yet is kept as an orphan (order_id null, no job). It is
- * attached when the order's placement is recorded (`attachOrphanEvents`), or by the periodic sweep.
+ * An event is matched to its order by correlation id: the order's own, or one an admin attached to the order
+ * from an orphan alert ("Attach to order…", `order_aliases`), so the supplier's later events for an attached
+ * order follow in its thread. An event whose correlation id matches no order yet is kept as an orphan (order_id
+ * null, no job). It is attached when the order's placement is recorded (`attachOrphanEvents`), or by the
+ * periodic sweep.
  *
  * One more way to find the order: an order placed by an earlier attempt whose answer we never saw (timeout,
  * then DUPLICATE_ORDER on the retry) has no correlation id. When the event names an `externalDocumentNumber`
@@ -29,11 +32,8 @@ import { enqueuePostUpdate, postUpdateJob } from "../orders/updates/enqueue.ts";
 import type { Queryable, Store } from "../store/db.ts";
 import { GroupCommit } from "../store/group-commit.ts";
 import { attachOrphans, insertEventsIfNew } from "../store/repositories/events.ts";
-import {
-  findOrdersByExternalDocumentNumber,
-  getOrderByCorrelationId,
-  setCorrelationId,
-} from "../store/repositories/orders.ts";
+import { findOrderIdByCorrelationId } from "../store/repositories/order-aliases.ts";
+import { findOrdersByExternalDocumentNumber, setCorrelationId } from "../store/repositories/orders.ts";
 import type { SupplierEvent } from "../supplier/events.ts";
 import { attachOrphanEvents } from "./orphans.ts";
 
@@ -175,17 +175,17 @@ export function createIngester(deps: IngestDeps): Ingester {
         remember(event.correlationId, result.orderId, startsAt);
       }
       if (result.orderId === null) {
-        // The placement may have committed while this event's INSERT was in flight (it saw no order, and the
-        // placement's attach saw no event yet): look again now that both are committed, rather than leaving
-        // the event to the periodic sweep.
-        const order = await getOrderByCorrelationId(deps.store, event.correlationId);
-        if (order) {
+        // The placement (or an admin's attach) may have committed while this event's INSERT was in flight (it
+        // saw no order, and the placement's attach saw no event yet): look again now that both are committed,
+        // rather than leaving the event to the periodic sweep.
+        const orderId = await findOrderIdByCorrelationId(deps.store, event.correlationId);
+        if (orderId !== null) {
           await attachOrphanEvents(
             { store: deps.store, jobs: deps.jobs, settleMs, now },
-            order.id,
+            orderId,
             event.correlationId,
           );
-          return { ...result, orderId: order.id };
+          return { ...result, orderId };
         }
       }
       return result;

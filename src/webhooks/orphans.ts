@@ -5,11 +5,11 @@
  * - `attachOrphanEvents`: the placement job calls it right after recording the correlation id (`markPlaced`);
  *   the waiting events are linked to the order and their posting is enqueued.
  * - The sweep, every `intervalMs`: attaches orphans whose order has become known in the meantime (this covers
- *   the race where the event's INSERT and the placement's commit overlap on PostgreSQL, and a placement job
- *   that crashed between the two), then reports those still orphaned after `orphanAfterMs` — once each — in
- *   the log and to the admin channel. It also re-enqueues the posting of orders with events left unposted
- *   (and without a recorded posting error) for `stalledAfterMs`: the backstop for an event stored while a
- *   waiting job was relied on to post it (ingest.ts) and that job started too early.
+ *   the race where the event's INSERT and the placement's commit, or an admin's "Attach to order…", overlap on
+ *   PostgreSQL, and a placement job that crashed between the two), then reports those still orphaned after
+ *   `orphanAfterMs` — once each — in the log and to the admin channel. It also re-enqueues the posting of
+ *   orders with events left unposted (and without a recorded posting error) for `stalledAfterMs`: the backstop
+ *   for an event stored while a waiting job was relied on to post it (ingest.ts) and that job started too early.
  *
  * An orphan is marked reported only once the admin alert went out: a failed alert (Slack down, admin channel
  * archived) is tried again by the next sweep. On PostgreSQL the reporting runs under a session advisory lock,
@@ -95,13 +95,18 @@ export interface OrphanSweeper {
   stop(): Promise<void>;
 }
 
-/** Orphans whose correlation id now belongs to an order (bounded per sweep). */
+/**
+ * Orphans whose correlation id now belongs to an order, as its own or attached to it by an admin (the own one
+ * first, as everywhere events are matched; bounded per sweep).
+ */
 async function reattach(tx: Queryable): Promise<Array<{ id: string; orderId: string }>> {
   const { rows } = await tx.query<{ id: string; order_id: string }>(
     `WITH matched AS (
-       SELECT e.id, o.id AS order_id, e.occurred_at
-       FROM supplier_events e JOIN orders o ON o.correlation_id = e.correlation_id
-       WHERE e.order_id IS NULL
+       SELECT e.id, COALESCE(o.id, a.order_id) AS order_id, e.occurred_at
+       FROM supplier_events e
+       LEFT JOIN orders o ON o.correlation_id = e.correlation_id
+       LEFT JOIN order_aliases a ON a.correlation_id = e.correlation_id
+       WHERE e.order_id IS NULL AND (o.id IS NOT NULL OR a.order_id IS NOT NULL)
        ORDER BY e.occurred_at, e.id
        LIMIT 500
      )

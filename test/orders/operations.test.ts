@@ -10,7 +10,16 @@ import { createJobs, type Jobs } from "../../src/jobs/index.ts";
 import { runOperatorAction } from "../../src/orders/operations/act.ts";
 import type { Store } from "../../src/store/db.ts";
 import { getAttention, openAttention } from "../../src/store/repositories/attention.ts";
-import { insertOrder, markFailed, markRejected } from "../../src/store/repositories/orders.ts";
+import { getEvent, insertEventIfNew, type NewEvent } from "../../src/store/repositories/events.ts";
+import { listOrderAliases } from "../../src/store/repositories/order-aliases.ts";
+import {
+  getOrder,
+  insertOrder,
+  markFailed,
+  markPlaced,
+  markRejected,
+} from "../../src/store/repositories/orders.ts";
+import { createOrphanSweeper } from "../../src/webhooks/orphans.ts";
 import { validOrder } from "../../tools/example-order.ts";
 import { getTestStore, TEST_BACKENDS } from "../helpers/db.ts";
 
@@ -56,6 +65,122 @@ describe.each(TEST_BACKENDS)("operator actions on %s", (backend) => {
     });
     return { orderId: id, item };
   }
+
+  /** An order with this correlation id (null: placed by an attempt whose answer was lost). */
+  async function orderWith(correlationId: string | null) {
+    const id = randomUUID();
+    const edn = `OPS-${id.slice(0, 8)}`;
+    await insertOrder(store, {
+      id,
+      profile: "default",
+      externalDocumentNumber: edn,
+      requestedBy: "U0AGENT01",
+      source: "command",
+      status: "placing",
+      request: validOrder({ externalDocumentNumber: edn }),
+    });
+    await markPlaced(store, id, { correlationId, placedEarlier: correlationId === null });
+    return { orderId: id, edn };
+  }
+
+  let minute = 0;
+  function orphanEvent(correlationId: string): NewEvent {
+    const occurredAt = new Date(Date.UTC(2026, 0, 1, 12, minute++)).toISOString();
+    return {
+      id: `evt_${randomUUID()}`,
+      correlationId,
+      type: "order.status_changed",
+      occurredAt,
+      payload: {
+        id: "x",
+        type: "order.status_changed",
+        occurredAt,
+        correlationId,
+        data: { status: "packed" },
+      },
+    };
+  }
+
+  /** Orphans of a new correlation id, and their open alert. */
+  async function orphans(count: number) {
+    const correlationId = randomUUID();
+    const events = Array.from({ length: count }, () => orphanEvent(correlationId));
+    for (const e of events) expect((await insertEventIfNew(store, e)).orderId).toBeNull();
+    const { item } = await openAttention(store, {
+      id: randomUUID(),
+      kind: "orphan_events",
+      subject: correlationId,
+      alert: { title: "Supplier updates for an unknown order", text: "test" },
+    });
+    return { correlationId, events, item };
+  }
+
+  const attach = (itemId: string, orderNumber: string, by = "U0ADMIN01") =>
+    runOperatorAction({ store, jobs }, { itemId, action: "attach_orphans", by, orderNumber });
+
+  it("attaches orphans to an order with its own correlation id once for simultaneous clicks, and the supplier's later events with theirs find the order", async () => {
+    const own = randomUUID();
+    const { orderId, edn } = await orderWith(own);
+    const { correlationId, events, item } = await orphans(2);
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => attach(item.id, edn, i % 2 ? "U0ADMIN02" : "U0ADMIN01")),
+    );
+    expect(outcomes.filter((o) => o.kind === "done")).toHaveLength(1);
+    expect(outcomes.filter((o) => o.kind === "already")).toHaveLength(5);
+    expect(await getAttention(store, item.id)).toMatchObject({
+      resolution: "attached",
+      resolutionDetail: { orderId, externalDocumentNumber: edn, events: 2 },
+    });
+    for (const e of events) expect((await getEvent(store, e.id))?.orderId).toBe(orderId);
+    const job = await jobs.getJob("post-update", jobId("post-update", "operator-attach", item.id));
+    expect(job?.data).toEqual({ orderId, eventId: events[0]?.id });
+
+    // The order keeps its own correlation id; the orphans' one is recorded beside it, once.
+    expect((await getOrder(store, orderId))?.correlationId).toBe(own);
+    expect(await listOrderAliases(store, orderId)).toEqual([correlationId]);
+    expect(await insertEventIfNew(store, orphanEvent(correlationId))).toMatchObject({ orderId });
+    expect(await insertEventIfNew(store, orphanEvent(own))).toMatchObject({ orderId });
+  });
+
+  it("gives an order without a correlation id the orphans' one (no alias)", async () => {
+    const { orderId, edn } = await orderWith(null);
+    const { correlationId, item } = await orphans(1);
+    expect((await attach(item.id, edn)).kind).toBe("done");
+    expect((await getOrder(store, orderId))?.correlationId).toBe(correlationId);
+    expect(await listOrderAliases(store, orderId)).toEqual([]);
+    expect(await insertEventIfNew(store, orphanEvent(correlationId))).toMatchObject({ orderId });
+  });
+
+  it("leaves orphans whose correlation id became another order's meanwhile to that order", async () => {
+    const { orderId, edn } = await orderWith(randomUUID());
+    const { correlationId, events, item } = await orphans(1);
+    // The orphans' real order: its placement was recorded after they arrived (the sweep attaches them).
+    const owner = await orderWith(correlationId);
+    const outcome = await attach(item.id, edn);
+    expect(outcome).toMatchObject({ kind: "obsolete" });
+    expect(outcome.kind === "obsolete" && outcome.reason).toContain(owner.edn);
+    expect((await getEvent(store, events[0]?.id ?? ""))?.orderId).toBeNull();
+    expect(await listOrderAliases(store, orderId)).toEqual([]);
+    expect(await insertEventIfNew(store, orphanEvent(correlationId))).toMatchObject({
+      orderId: owner.orderId,
+    });
+  });
+
+  it("the orphan sweep attaches an event with an attached correlation id that was stored as an orphan (its INSERT raced the attach)", async () => {
+    const { orderId, edn } = await orderWith(randomUUID());
+    const { correlationId, item } = await orphans(1);
+    expect((await attach(item.id, edn)).kind).toBe("done");
+    // What an INSERT whose snapshot predates the attach's commit stores on PostgreSQL.
+    const raced = orphanEvent(correlationId);
+    await store.query(
+      `INSERT INTO supplier_events (id, correlation_id, order_id, type, occurred_at, payload)
+       VALUES ($1, $2, NULL, $3, $4, $5)`,
+      [raced.id, correlationId, raced.type, raced.occurredAt, JSON.stringify(raced.payload)],
+    );
+    const sweeper = createOrphanSweeper({ store, jobs, orphanAfterMs: 3_600_000 });
+    expect((await sweeper.runOnce()).attached).toBeGreaterThanOrEqual(1);
+    expect((await getEvent(store, raced.id))?.orderId).toBe(orderId);
+  });
 
   it("retries a failed order once for eight simultaneous clicks by two admins, and says who did it", async () => {
     const { orderId, item } = await failedOrder();

@@ -13,6 +13,7 @@ import { generateTestKey } from "../../src/sandbox/keys.ts";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
 import { getAttention, listOpenAttention, openAttention } from "../../src/store/repositories/attention.ts";
 import { listEventsForOrder } from "../../src/store/repositories/events.ts";
+import { listOrderAliases } from "../../src/store/repositories/order-aliases.ts";
 import { createOrphanSweeper } from "../../src/webhooks/orphans.ts";
 import { webhookRoute } from "../../src/webhooks/receiver.ts";
 import type { FakeMessage } from "../../tools/fake-slack/index.ts";
@@ -337,6 +338,70 @@ describe.each(TRANSPORTS)("operator actions over %s", (transport) => {
       });
       expect(latest(shown)?.text).toContain(order.externalDocumentNumber);
       expect(updatesOf(ADMIN, alert.ts)).toHaveLength(1);
+    });
+
+    it("after Attach to order… on an order with its own correlation id, later events with the orphans' id follow in its thread, once, in order, with no new alert", async () => {
+      await placeOrder("OPS-6");
+      const order = await h.waitForOrder(
+        (o) => o.customerReference === "OPS-6" && o.correlationId !== null && o.slackMessageTs !== null,
+        "OPS-6 placed",
+        20_000,
+      );
+      const own = order.correlationId;
+      const unknown = randomUUID();
+      const at = (ms: number) => new Date(Date.now() - ms).toISOString();
+      const orphans = [
+        statusEvent(unknown, "validated", at(6000)),
+        statusEvent(unknown, "in_fulfilment", at(5000)),
+      ];
+      for (const event of orphans) expect((await deliver(webhookUrl, event)).status).toBe(202);
+      await runOrphanSweep();
+      const alert = await alertWith(unknown, "attention_attach_orphans");
+
+      const admin = h.user(ADMIN_USER);
+      const click = await admin.clickInMessage({
+        channel: ADMIN,
+        ts: alert.ts,
+        actionId: "attention_attach_orphans",
+      });
+      const modal = await admin.openedModal(click.triggerId);
+      const right = await admin.submit(modal.id, { attach_order_number: order.externalDocumentNumber });
+      expect(right.outcome.outcome).toBe("closed");
+      await h.fake.waitFor(() => (replies(order).length >= 2 ? replies(order) : undefined), {
+        timeoutMs: 15_000,
+        what: "the two attached events in OPS-6's thread",
+      });
+
+      // The supplier goes on with the orphans' correlation id: its events are the order's from the start.
+      const later = [statusEvent(unknown, "packed", at(2000)), shippingEvent(unknown, at(1000))];
+      for (const event of later) {
+        const answer = await deliver(webhookUrl, event);
+        expect(answer.status).toBe(200);
+        expect(await answer.json()).toMatchObject({ duplicate: false, orderKnown: true });
+      }
+      // A redelivery is stored once and shown once.
+      expect(await (await deliver(webhookUrl, later[1] as object)).json()).toMatchObject({ duplicate: true });
+      const posted = await until(
+        () => listEventsForOrder(h.store, order.id),
+        (events) => events.length === 4 && events.every((e) => e.replyTs !== null),
+        "OPS-6's four events posted",
+      );
+      expect(posted.map((e) => e.id)).toEqual([...orphans, ...later].map((e) => e.id));
+      // A sweep after them finds no orphan to report.
+      await runOrphanSweep();
+      const thread = replies(order);
+      expect(thread).toHaveLength(4);
+      expect(thread.map((m) => m.ts)).toEqual(posted.map((e) => e.replyTs));
+      expect(thread[3]?.text).toContain("JD014600003SE");
+      expect(h.fake.topLevel(ADMIN).filter((m) => json(m).includes(unknown))).toHaveLength(1);
+      const { rows } = await h.store.query(
+        "SELECT resolution FROM attention_items WHERE kind = 'orphan_events' AND subject = $1",
+        [unknown],
+      );
+      expect(rows).toEqual([{ resolution: "attached" }]);
+      // The order keeps its own correlation id; the orphans' one is recorded beside it.
+      expect((await h.order(order.id)).correlationId).toBe(own);
+      expect(await listOrderAliases(h.store, order.id)).toEqual([unknown]);
     });
   });
 

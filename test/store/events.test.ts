@@ -1,10 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Queryable, Store } from "../../src/store/db.ts";
+import { openAttention } from "../../src/store/repositories/attention.ts";
 import {
   attachOrphans,
+  attachOrphansOfOrder,
   getEvent,
   insertEventIfNew,
+  insertEventsIfNew,
   listOrphansOlderThan,
   listUnpostedForOrder,
   markOrphanReported,
@@ -12,6 +15,11 @@ import {
   markPosted,
   type NewEvent,
 } from "../../src/store/repositories/events.ts";
+import {
+  findOrderIdByCorrelationId,
+  insertOrderAlias,
+  listOrderAliases,
+} from "../../src/store/repositories/order-aliases.ts";
 import { insertOrder, markPlaced } from "../../src/store/repositories/orders.ts";
 import { nextValues } from "../../src/store/repositories/sequences.ts";
 import type { CreateOrderRequest } from "../../src/supplier/schema.ts";
@@ -72,6 +80,78 @@ describe.each(TEST_BACKENDS)("supplier events repository on %s", (backend) => {
     expect(await attachOrphans(store, correlationId, orderId)).toEqual([early.id, late.id]);
     expect(await attachOrphans(store, correlationId, orderId)).toEqual([]);
     expect((await getEvent(store, late.id))?.orderId).toBe(orderId);
+  });
+
+  it("matches the events of a correlation id attached to an order (an alias) to that order, its own id first", async () => {
+    const { orderId, correlationId: own } = await placedOrder(store);
+    const attached = randomUUID();
+    // Stored while the attach was being committed: an orphan still.
+    const waiting = event(attached, 1);
+    expect(await insertEventIfNew(store, waiting)).toEqual({ inserted: true, orderId: null });
+    const { item } = await openAttention(store, {
+      id: randomUUID(),
+      kind: "orphan_events",
+      subject: attached,
+      alert: { title: "Supplier updates for an unknown order", text: "test" },
+    });
+    await insertOrderAlias(store, {
+      correlationId: attached,
+      orderId,
+      attentionId: item.id,
+      by: "U0ADMIN01",
+    });
+    expect(await listOrderAliases(store, orderId)).toEqual([attached]);
+    expect(await findOrderIdByCorrelationId(store, attached)).toBe(orderId);
+    expect(await findOrderIdByCorrelationId(store, own)).toBe(orderId);
+    expect(await findOrderIdByCorrelationId(store, randomUUID())).toBeNull();
+
+    // The post-update job's adoption links the waiting one, once.
+    expect(await attachOrphansOfOrder(store, orderId)).toBe(1);
+    expect(await attachOrphansOfOrder(store, orderId)).toBe(0);
+    expect((await getEvent(store, waiting.id))?.orderId).toBe(orderId);
+
+    // Later events: alone, and in a batch with the order's own and an unknown one.
+    const later = event(attached, 2);
+    expect(await insertEventIfNew(store, later)).toEqual({ inserted: true, orderId });
+    expect(await insertEventIfNew(store, later)).toEqual({ inserted: false, orderId });
+    const batch = [event(attached, 3), event(own, 4), event(randomUUID(), 5)];
+    const stored = await insertEventsIfNew(store, [...batch, later]);
+    expect([...batch, later].map((e) => stored.get(e.id))).toEqual([
+      { inserted: true, orderId },
+      { inserted: true, orderId },
+      { inserted: true, orderId: null },
+      { inserted: false, orderId },
+    ]);
+
+    // One order per correlation id: attaching it to another order fails rather than re-pointing it.
+    const other = await placedOrder(store);
+    await expect(
+      insertOrderAlias(store, {
+        correlationId: attached,
+        orderId: other.orderId,
+        attentionId: item.id,
+        by: "U0ADMIN02",
+      }),
+    ).rejects.toThrow();
+    expect(await findOrderIdByCorrelationId(store, attached)).toBe(orderId);
+
+    // An order's own correlation id comes before an alias naming it (which no attach makes).
+    await insertOrderAlias(store, {
+      correlationId: other.correlationId,
+      orderId,
+      attentionId: item.id,
+      by: "U0ADMIN01",
+    });
+    expect(await insertEventIfNew(store, event(other.correlationId, 6))).toEqual({
+      inserted: true,
+      orderId: other.orderId,
+    });
+    const ownInBatch = event(other.correlationId, 7);
+    expect((await insertEventsIfNew(store, [ownInBatch])).get(ownInBatch.id)).toEqual({
+      inserted: true,
+      orderId: other.orderId,
+    });
+    expect(await findOrderIdByCorrelationId(store, other.correlationId)).toBe(other.orderId);
   });
 
   it("lists an order's unposted events by occurrence, and a posted one never again", async () => {

@@ -13,6 +13,7 @@ import type { Queryable, Store } from "../../store/db.ts";
 import { getAttentionForUpdate, resolveAttention } from "../../store/repositories/attention.ts";
 import { attachOrphans } from "../../store/repositories/events.ts";
 import { clearPostErrors, requeueFailedOrder } from "../../store/repositories/operator-actions.ts";
+import { findOrderIdByCorrelationId, insertOrderAlias } from "../../store/repositories/order-aliases.ts";
 import {
   findOrdersByExternalDocumentNumber,
   getOrder,
@@ -87,7 +88,7 @@ async function apply(
     case "retry_posting":
       return retryPosting(deps, tx, item);
     case "attach_orphans":
-      return attach(deps, tx, item, request.orderNumber ?? "");
+      return attach(deps, tx, item, request);
     case "mark_handled":
     case "ignore_orphans":
       return { kind: "done" };
@@ -129,16 +130,19 @@ async function retryPosting(deps: OperatorDeps, tx: Queryable, item: AttentionIt
 }
 
 /**
- * The orphans of the item's correlation id join the order with that number; an order without a correlation id
- * takes this one, so the supplier's later events find it on their own. Their posting is enqueued.
+ * The orphans of the item's correlation id join the order with that number, and their posting is enqueued. The
+ * supplier's later events with that correlation id must find the order on their own: an order without a
+ * correlation id takes this one; an order that has its own gets this one as an alias (`order_aliases`), which
+ * every matching of events to orders consults. A correlation id that belongs to another order meanwhile (its
+ * placement was recorded, or another attach) is left to that order: its events follow in that order's thread.
  */
 async function attach(
   deps: OperatorDeps,
   tx: Queryable,
   item: AttentionItem,
-  typed: string,
+  request: ActionRequest,
 ): Promise<Effect> {
-  const number = typed.trim();
+  const number = (request.orderNumber ?? "").trim();
   if (number === "" || number.length > ORDER_NUMBER_MAX) {
     return { kind: "invalid", reason: "Type the order's number (its external document number)." };
   }
@@ -152,11 +156,28 @@ async function attach(
       reason: `Orders of several profiles (${profiles}) have the number ${number}; it cannot be attached from here.`,
     };
   }
-  if (order.correlationId === null) await setCorrelationId(tx, order.id, item.subject);
-  const ids = await attachOrphans(tx, item.subject, order.id);
+  const correlationId = item.subject;
+  const owner = await findOrderIdByCorrelationId(tx, correlationId);
+  if (owner !== null && owner !== order.id) {
+    const other = await getOrder(tx, owner);
+    return {
+      kind: "obsolete",
+      reason: `these updates belong to order ${other?.externalDocumentNumber ?? owner} (it has their correlation id); they follow in its thread`,
+    };
+  }
+  const ids = await attachOrphans(tx, correlationId, order.id);
   const first = ids[0];
   if (first === undefined) {
     return { kind: "obsolete", reason: "the events were attached to an order meanwhile" };
+  }
+  if (owner === null) {
+    // Not yet this order's: record it, so that later events are matched to the order at ingest. The order
+    // takes it as its own only while it has none (a placement recorded meanwhile keeps its own).
+    const adopted =
+      order.correlationId === null && (await setCorrelationId(tx, order.id, correlationId)) !== null;
+    if (!adopted) {
+      await insertOrderAlias(tx, { correlationId, orderId: order.id, attentionId: item.id, by: request.by });
+    }
   }
   await enqueuePostUpdate(
     deps.jobs,

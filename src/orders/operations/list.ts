@@ -1,10 +1,10 @@
 /** App Home's "Needs attention": shown to admins only, newest first, with a count per kind. */
 import type { CustomerConfig } from "../../config/customer-schema.ts";
-import type { Store } from "../../store/db.ts";
-import { listOpenAttention } from "../../store/repositories/attention.ts";
+import type { Queryable, Store } from "../../store/db.ts";
+import { getAttention, listOpenAttention } from "../../store/repositories/attention.ts";
 import { checkAdmin } from "../admins.ts";
 import type { Membership } from "../authorization.ts";
-import type { AttentionList } from "./types.ts";
+import type { AttentionItem, AttentionList } from "./types.ts";
 
 export interface NeedsAttentionDeps {
   store: Store;
@@ -23,4 +23,15 @@ export async function needsAttentionFor(
   const admin = await checkAdmin(deps.membership, deps.config, userId);
   if (!admin.allowed) return null;
   return listOpenAttention(deps.store, NEEDS_ATTENTION_LIMIT);
+}
+
+/** The orphan-events item an admin is about to attach to an order, or why there is none to attach. */
+export async function orphanItemToAttach(
+  store: Queryable,
+  id: string,
+): Promise<{ item: AttentionItem } | { refused: "unknown" | "handled" }> {
+  const item = id ? await getAttention(store, id) : null;
+  if (item?.kind !== "orphan_events") return { refused: "unknown" };
+  if (item.resolvedAt !== null) return { refused: "handled" };
+  return { item };
 }

@@ -1,11 +1,14 @@
 /**
  * Supplier webhook events, stored once (the event id is the primary key) before the supplier gets its 2xx.
- * An event whose order is not known yet (its placement response has not been recorded) is an orphan:
- * `order_id` stays null until `attachOrphans` links it, or until it is reported as unmatched.
+ * An event is matched to its order by correlation id: the order's own, or one an admin attached to it
+ * (`order_aliases`, see order-aliases.ts). An event whose order is not known yet (its placement response has not
+ * been recorded) is an orphan: `order_id` stays null until `attachOrphans` links it, or until it is reported as
+ * unmatched.
  */
 
 import type { JsonObject } from "../../orders/model/order.ts";
 import type { Queryable, Row } from "../db.ts";
+import { orderOfCorrelationSql } from "./order-aliases.ts";
 
 export interface StoredEvent {
   id: string;
@@ -57,7 +60,8 @@ export function mapEvent(row: Row): StoredEvent {
 
 /**
  * Stores the event unless its id is already stored (a redelivery). The order is looked up by correlation id
- * in the same statement; `orderId` is null for an orphan. For a redelivery, `orderId` is the stored event's.
+ * (its own or an attached one) in the same statement; `orderId` is null for an orphan. For a redelivery,
+ * `orderId` is the stored event's.
  */
 export async function insertEventIfNew(
   q: Queryable,
@@ -65,7 +69,7 @@ export async function insertEventIfNew(
 ): Promise<{ inserted: boolean; orderId: string | null }> {
   const { rows } = await q.query<{ order_id: string | null }>(
     `INSERT INTO supplier_events (id, correlation_id, order_id, type, occurred_at, payload)
-     VALUES ($1, $2, (SELECT id FROM orders WHERE correlation_id = $2), $3, $4, $5)
+     VALUES ($1, $2, ${orderOfCorrelationSql("$2")}, $3, $4, $5)
      ON CONFLICT (id) DO NOTHING
      RETURNING order_id`,
     [event.id, event.correlationId, event.type, event.occurredAt, JSON.stringify(event.payload)],
@@ -90,10 +94,11 @@ export async function insertEventsIfNew(
   if (events.length === 0) return result;
   const { rows } = await q.query<{ id: string; order_id: string | null }>(
     `INSERT INTO supplier_events (id, correlation_id, order_id, type, occurred_at, payload)
-     SELECT e.id, e.correlation_id, o.id, e.type, e.occurred_at, e.payload
+     SELECT e.id, e.correlation_id, COALESCE(o.id, a.order_id), e.type, e.occurred_at, e.payload
      FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::jsonb[])
        WITH ORDINALITY AS e(id, correlation_id, type, occurred_at, payload, n)
      LEFT JOIN orders o ON o.correlation_id = e.correlation_id
+     LEFT JOIN order_aliases a ON a.correlation_id = e.correlation_id
      ORDER BY e.n
      ON CONFLICT (id) DO NOTHING
      RETURNING id, order_id`,
@@ -136,12 +141,18 @@ export async function attachOrphans(q: Queryable, correlationId: string, orderId
   return rows.map((r) => r.id);
 }
 
-/** `attachOrphans` for an order's own correlation id, in one statement; returns how many were linked. */
+/**
+ * `attachOrphans` for every correlation id of the order (its own, and those attached to it that are no other
+ * order's own), in one statement; returns how many were linked.
+ */
 export async function attachOrphansOfOrder(q: Queryable, orderId: string): Promise<number> {
   const { rowCount } = await q.query(
-    `UPDATE supplier_events e SET order_id = o.id
-       FROM orders o
-      WHERE o.id = $1 AND e.correlation_id = o.correlation_id AND e.order_id IS NULL`,
+    `UPDATE supplier_events e SET order_id = $1
+      WHERE e.order_id IS NULL AND e.correlation_id IN (
+        SELECT correlation_id FROM orders WHERE id = $1 AND correlation_id IS NOT NULL
+        UNION ALL
+        SELECT a.correlation_id FROM order_aliases a
+         WHERE a.order_id = $1 AND NOT EXISTS (SELECT 1 FROM orders o WHERE o.correlation_id = a.correlation_id))`,
     [orderId],
   );
   return rowCount ?? 0;

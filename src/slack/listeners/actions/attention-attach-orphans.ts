@@ -1,4 +1,4 @@
-import { getAttention } from "../../../store/repositories/attention.ts";
+import { orphanItemToAttach } from "../../../orders/operations/list.ts";
 import { attachOrphansModal } from "../../blocks/attention.ts";
 import type { SlackContext } from "../../context.ts";
 import {
@@ -25,23 +25,26 @@ export function attentionAttachOrphans(ctx: SlackContext) {
       await tell(ctx, client, target, refused);
       return;
     }
-    let item: Awaited<ReturnType<typeof getAttention>>;
+    let found: Awaited<ReturnType<typeof orphanItemToAttach>>;
     try {
-      const id = itemIdOf(args.action.value);
-      item = id ? await getAttention(ctx.store, id) : null;
+      found = await orphanItemToAttach(ctx.store, itemIdOf(args.action.value));
     } catch (error) {
       ctx.logger.error({ err: error }, "could not read the attention item");
       await tell(ctx, client, target, STORE_DOWN);
       return;
     }
-    if (item?.kind !== "orphan_events") {
-      await tell(ctx, client, target, "Nothing was done: this alert is not known to Order Desk (any more).");
+    if ("refused" in found) {
+      await tell(
+        ctx,
+        client,
+        target,
+        found.refused === "handled"
+          ? "Nothing was done: these events were already handled (see the alert)."
+          : "Nothing was done: this alert is not known to Order Desk (any more).",
+      );
       return;
     }
-    if (item.resolvedAt !== null) {
-      await tell(ctx, client, target, "Nothing was done: these events were already handled (see the alert).");
-      return;
-    }
+    const { item } = found;
     try {
       await client.views.open({ trigger_id: body.trigger_id, view: attachOrphansModal(item) });
     } catch (error) {
