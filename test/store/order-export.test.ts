@@ -48,4 +48,39 @@ describe.each(TEST_BACKENDS)("a month's orders in pages on %s", (backend) => {
       await store.close();
     }
   });
+
+  it("lists the correlation ids admins attached to an order after its own", async () => {
+    const store = await openTestStore(backend);
+    try {
+      const insert = (id: string, correlationId: string | null) =>
+        store.query(
+          `INSERT INTO orders (id, profile, external_document_number, requested_by, source, status, request, created_at,
+                               correlation_id)
+           VALUES ($1, 'Acme EU', $1, 'U0AGENT01', 'command', 'queued', $2, '2026-11-02T00:00:00Z', $3)`,
+          [id, JSON.stringify(REQUEST), correlationId],
+        );
+      await insert("own-only", "corr-own-1");
+      await insert("with-aliases", "corr-own-2");
+      await insert("none", null);
+      // As Attach to order… records them (order_aliases, migration 010).
+      for (const alias of ["corr-attached-a", "corr-attached-b"])
+        await store.query(
+          "INSERT INTO order_aliases (correlation_id, order_id) VALUES ($1, 'with-aliases')",
+          [alias],
+        );
+      const ids: Record<string, string | null> = {};
+      for await (const order of ordersTakenBetween(store, monthOf(2026, 10)))
+        ids[order.externalDocumentNumber] = order.correlationId;
+      expect(ids["own-only"]).toBe("corr-own-1");
+      expect(ids.none).toBeNull();
+      expect(ids["with-aliases"]?.split(" ").sort()).toEqual([
+        "corr-attached-a",
+        "corr-attached-b",
+        "corr-own-2",
+      ]);
+      expect(ids["with-aliases"]?.startsWith("corr-own-2 ")).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
 });

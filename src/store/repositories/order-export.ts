@@ -3,6 +3,9 @@
  * query on an index (migration 008), nothing is held open between pages, and a month of many thousand orders is
  * never in memory at once. Orders taken while the export runs may or may not be in it; none appears twice.
  *
+ * `correlationId` is the order's own, then those an admin attached to it (order_aliases), separated by spaces,
+ * since the supplier's invoices for such an order carry the attached one.
+ *
  * `placedAt` is the supplier's first event for the order, or, while none has come, the time the placement was
  * recorded (the status then is still `received`). `deliveredAt` is the supplier's `delivered` status event.
  */
@@ -12,7 +15,10 @@ import type { Queryable, Row } from "../db.ts";
 export const EXPORT_PAGE_SIZE = 500;
 
 const PAGE = `
-  SELECT o.id, o.external_document_number, o.correlation_id, o.customer_reference, o.profile, o.requested_by,
+  SELECT o.id, o.external_document_number, o.customer_reference, o.profile, o.requested_by,
+         NULLIF(concat_ws(' ', o.correlation_id,
+           (SELECT string_agg(a.correlation_id, ' ' ORDER BY a.created_at, a.correlation_id)
+              FROM order_aliases a WHERE a.order_id = o.id)), '') AS correlation_id,
          o.status, o.created_at, o.request -> 'shipping' AS shipping, o.request -> 'orderLines' AS order_lines,
          o.tracking, o.created_at::text AS cursor_at,
          COALESCE(
