@@ -445,6 +445,22 @@ describe("fake Slack fault injection", () => {
     });
   });
 
+  it("fails only the calls to one channel when asked (a DM to one user), the others go through", async () => {
+    fake.failNext("chat.postMessage", "cannot_dm_user", 1, { channel: "U0AGENT01" });
+    await expect(
+      client.chat.postMessage({ channel: "C0ORDERS", text: "to the channel" }),
+    ).resolves.toMatchObject({ ok: true });
+    const { error } = await slackError(client.chat.postMessage({ channel: "U0AGENT01", text: "first DM" }));
+    expect(error).toBe("cannot_dm_user");
+    await expect(client.chat.postMessage({ channel: "U0AGENT01", text: "second DM" })).resolves.toMatchObject(
+      {
+        ok: true,
+      },
+    );
+    expect(fake.dm("U0AGENT01").map((m) => m.text)).toContain("second DM");
+    expect(fake.dm("U0AGENT01").map((m) => m.text)).not.toContain("first DM");
+  });
+
   it("can take a post and lose its answer, as when the connection drops after Slack stored it", async () => {
     now += 60_000;
     fake.loseAnswerNext("chat.postMessage");
