@@ -2,14 +2,28 @@
  * The approval's reminder and expiry, as durable jobs due at times taken from the app's (injected) clock when the
  * order was accepted: an order accepted "25 hours ago" has its reminder due now, one accepted "7 days ago" its
  * expiry. One reminder per approver, never repeated when the job runs again; the expiry ends the order without any
- * supplier call, the approvers' DMs lose their buttons and the thread tells the requester.
+ * supplier call, the approvers' DMs lose their buttons and the thread tells the requester. After a rejection and
+ * Fix and resubmit, the first request's reminder and expiry do nothing: the new request is reminded and expires on
+ * its own time.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QUEUES } from "../../src/jobs/queues.ts";
+import { approvalJobId, approvalRound } from "../../src/orders/approvals/request.ts";
 import { listApprovalMessages } from "../../src/store/repositories/approvals.ts";
 import { TEST_KEY } from "../supplier/support/fixtures.ts";
 import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
-import { approvalConfig, approvalDmFor, orderFor, texts } from "./support/approvals.ts";
+import {
+  approvalConfig,
+  approvalDmFor,
+  approvalDmsFor,
+  fixAndResubmit,
+  jobDone,
+  orderFor,
+  rejectInDm,
+  remindersUnder,
+  runWhenDue,
+  texts,
+} from "./support/approvals.ts";
 import { AGENT, BOSS, type Harness, HELPDESK, MANAGER, startHarness } from "./support/harness.ts";
 
 const HOUR = 3_600_000;
@@ -52,7 +66,7 @@ describe("approval reminders and expiry", () => {
     expect(remindersIn(MANAGER, "REM-1")[0]?.text).toContain("still waits for your approval");
 
     // The job again (a restart that re-ran it): nobody is reminded twice.
-    const again = await h.jobs.send(QUEUES.approvalReminder, { orderId: order.id });
+    const again = await h.jobs.send(QUEUES.approvalReminder, { orderId: order.id, round: "" });
     for (;;) {
       const job = await h.jobs.getJob(QUEUES.approvalReminder, again!);
       if (job?.state === "completed") break;
@@ -91,6 +105,88 @@ describe("approval reminders and expiry", () => {
         return v === undefined || !texts(v.blocks).includes("approve_order") ? true : undefined;
       });
     }
+    expect(supplier.requests).toHaveLength(0);
+  });
+
+  it("after a rejection and Fix and resubmit, the first request's reminder and expiry do nothing; the new one is reminded and expires once", async () => {
+    // Asked "3 hours ago", rejected now.
+    behindMs = 3 * HOUR;
+    const order = await orderFor(h, "RND-1");
+    behindMs = 0;
+    const firstDm = await h.fake.waitFor(() => approvalDmFor(h, BOSS, "RND-1"), { what: "BOSS's DM" });
+    await rejectInDm(h, BOSS, firstDm, "Ask for one laptop, not two");
+    const rejected = await h.waitForOrder(
+      (o) => o.id === order.id && o.status === "rejected_by_approver",
+      "the rejection",
+    );
+
+    // Asked again "an hour ago".
+    behindMs = HOUR;
+    const again = await fixAndResubmit(h, rejected);
+    behindMs = 0;
+    const round = approvalRound(again);
+    expect(round).not.toBe("");
+    const newDms = await h.fake.waitFor(
+      () => {
+        const found = [MANAGER, BOSS].map((u) => approvalDmsFor(h, u, "RND-1")[1]);
+        return found.every(Boolean) ? found : undefined;
+      },
+      { what: "a new DM to each approver" },
+    );
+    // Both recorded: the new request's job is done.
+    await jobDone(h, QUEUES.approvalRequest, approvalJobId(QUEUES.approvalRequest, order.id, round));
+    const newReminders = () => newDms.map((dm) => remindersUnder(h, dm).length);
+    const oldReminders = () =>
+      [MANAGER, BOSS].map((u) => remindersUnder(h, approvalDmsFor(h, u, "RND-1")[0]));
+
+    // Each job carries its round; the new round's are due by the new request's times.
+    const first = (queue: typeof QUEUES.approvalReminder | typeof QUEUES.approvalExpiry) =>
+      approvalJobId(queue, order.id);
+    const second = (queue: typeof QUEUES.approvalReminder | typeof QUEUES.approvalExpiry) =>
+      approvalJobId(queue, order.id, round);
+    expect((await h.jobs.getJob(QUEUES.approvalReminder, first(QUEUES.approvalReminder)))?.data).toEqual({
+      orderId: order.id,
+      round: "",
+    });
+    const secondReminder = await h.jobs.getJob(QUEUES.approvalReminder, second(QUEUES.approvalReminder));
+    expect(secondReminder?.data).toEqual({ orderId: order.id, round });
+    expect(secondReminder?.startAfter.toISOString()).toBe(again.approval!.remindAt);
+    const secondExpiry = await h.jobs.getJob(QUEUES.approvalExpiry, second(QUEUES.approvalExpiry));
+    expect(secondExpiry?.startAfter.toISOString()).toBe(again.approval!.expireAt);
+
+    // The first request's reminder, at its time: nobody is reminded of the new request yet.
+    await runWhenDue(h, QUEUES.approvalReminder, first(QUEUES.approvalReminder));
+    expect(newReminders()).toEqual([0, 0]);
+    expect(oldReminders().flat()).toHaveLength(0);
+    expect((await listApprovalMessages(h.store, order.id)).map((m) => m.remindedAt)).toEqual([null, null]);
+
+    // The first request's expiry, at its time: the new request still waits.
+    await runWhenDue(h, QUEUES.approvalExpiry, first(QUEUES.approvalExpiry));
+    const waiting = await h.order(order.id);
+    expect(waiting.status).toBe("awaiting_approval");
+    expect(waiting.approval?.decidedAt).toBeNull();
+    for (const dm of newDms)
+      expect(texts(h.fake.message(dm!.channel, dm!.ts)?.versions.at(-1)?.blocks)).toContain("approve_order");
+
+    // The new request's own reminder: once per approver.
+    await runWhenDue(h, QUEUES.approvalReminder, second(QUEUES.approvalReminder));
+    expect(newReminders()).toEqual([1, 1]);
+
+    // And its expiry.
+    await runWhenDue(h, QUEUES.approvalExpiry, second(QUEUES.approvalExpiry));
+    const expired = await h.order(order.id);
+    expect(expired.status).toBe("approval_expired");
+    for (const dm of newDms) {
+      await h.fake.waitFor(
+        () => {
+          const v = h.fake.message(dm!.channel, dm!.ts)?.versions.at(-1);
+          return v && !texts(v.blocks).includes("approve_order") ? v : undefined;
+        },
+        { what: "the new DM without buttons" },
+      );
+    }
+    expect(newReminders()).toEqual([1, 1]);
+    expect(oldReminders().flat()).toHaveLength(0);
     expect(supplier.requests).toHaveLength(0);
   });
 });

@@ -7,7 +7,9 @@
  * - `approval-expiry`: the order expires if still waiting (the same conditional decision as a click).
  * Each reads the order first and does only what is not done yet (recorded per DM), so a run repeated after a
  * restart repeats nothing. The reminder and the expiry are due at times taken from the app's clock when the order
- * was accepted (`startAfter`); the queue runs them then, and their effect happens at most once per order.
+ * was accepted (`startAfter`); the queue runs them then, and their effect happens at most once per round.
+ * Every job is for one round of the order's approval (`isCurrentRound`): after a rejection, "Fix and resubmit"
+ * asks again with jobs of its own, and the first round's reminder and expiry, still due, then do nothing.
  */
 import { type Logger, pino } from "pino";
 import { PermanentJobError, RetryLaterError } from "../../jobs/errors.ts";
@@ -33,6 +35,7 @@ import { parseWorkflowContext } from "../workflow/context.ts";
 import type { WorkflowFunctions } from "../workflow/ports.ts";
 import { type ApprovalDeps, recordDecision } from "./decide.ts";
 import type { ApprovalNotifier } from "./ports.ts";
+import { type ApprovalQueue, isCurrentRound } from "./request.ts";
 import { isApprovalFinal } from "./status.ts";
 
 export interface ApprovalJobsDeps extends Omit<ApprovalDeps, "logger"> {
@@ -78,6 +81,10 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     const log = baseLogger.child({ orderId, jobId: job.id, queue: job.queue });
     if (!order?.approval) {
       log.warn("no approval to act on for this order");
+      return null;
+    }
+    if (!isCurrentRound({ id: job.id, queue: job.queue as ApprovalQueue, data: job.data }, order)) {
+      log.info({ round: job.data.round }, "a job of an earlier approval round: nothing to do");
       return null;
     }
     return { order, log };
