@@ -1,10 +1,10 @@
 /**
  * The approval's reminder and expiry, as durable jobs due at times taken from the app's (injected) clock when the
  * order was accepted: an order accepted "25 hours ago" has its reminder due now, one accepted "7 days ago" its
- * expiry. One reminder per approver, never repeated when the job runs again; the expiry ends the order without any
- * supplier call, the approvers' DMs lose their buttons and the thread tells the requester. After a rejection and
- * Fix and resubmit, the first request's reminder and expiry do nothing: the new request is reminded and expires on
- * its own time.
+ * expiry. One reminder per approver, never repeated when the job runs again, and never lost when Slack refuses it
+ * once; the expiry ends the order without any supplier call, the approvers' DMs lose their buttons and the thread
+ * tells the requester. After a rejection and Fix and resubmit, the first request's reminder and expiry do nothing:
+ * the new request is reminded and expires on its own time.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QUEUES } from "../../src/jobs/queues.ts";
@@ -106,6 +106,55 @@ describe("approval reminders and expiry", () => {
       });
     }
     expect(supplier.requests).toHaveLength(0);
+  });
+
+  it("sends a reminder Slack refused again when the job is retried, once, and reminds nobody twice", async () => {
+    const order = await orderFor(h, "REM-2");
+    const [managerDm, bossDm] = await h.fake.waitFor(
+      () => {
+        const found = [MANAGER, BOSS].map((u) => approvalDmFor(h, u, "REM-2"));
+        return found.every(Boolean) ? found : undefined;
+      },
+      { what: "a DM to each approver" },
+    );
+    // Slack refuses the reminder in the manager's DM, once.
+    h.fake.failNext("chat.postMessage", "internal_error", 1, { channel: managerDm!.channel });
+    const job = await runWhenDue(
+      h,
+      QUEUES.approvalReminder,
+      approvalJobId(QUEUES.approvalReminder, order.id),
+    );
+    expect(job.runs).toBe(2);
+    expect(remindersUnder(h, managerDm)).toHaveLength(1);
+    expect(remindersUnder(h, bossDm)).toHaveLength(1);
+    const tries = h.fake
+      .calls("chat.postMessage")
+      .filter((c) => c.args.channel === managerDm!.channel && c.args.thread_ts === managerDm!.ts);
+    expect(tries.map((c) => (c.response as { ok?: boolean } | undefined)?.ok)).toEqual([false, true]);
+    const messages = await listApprovalMessages(h.store, order.id);
+    expect(messages.map((m) => m.remindedAt !== null)).toEqual([true, true]);
+  });
+
+  it("sends a reminder whose run died after claiming it, once the claim is older than a run may take", async () => {
+    const order = await orderFor(h, "REM-3");
+    const [managerDm, bossDm] = await h.fake.waitFor(
+      () => {
+        const found = [MANAGER, BOSS].map((u) => approvalDmFor(h, u, "REM-3"));
+        return found.every(Boolean) ? found : undefined;
+      },
+      { what: "a DM to each approver" },
+    );
+    // What a run killed between claiming the manager's reminder and sending it left behind, 10 minutes ago.
+    await h.store.query(
+      `UPDATE approval_messages SET remind_claimed_at = now() - interval '10 minutes'
+       WHERE order_id = $1 AND approver = $2`,
+      [order.id, MANAGER],
+    );
+    await runWhenDue(h, QUEUES.approvalReminder, approvalJobId(QUEUES.approvalReminder, order.id));
+    expect(remindersUnder(h, managerDm)).toHaveLength(1);
+    expect(remindersUnder(h, bossDm)).toHaveLength(1);
+    const messages = await listApprovalMessages(h.store, order.id);
+    expect(messages.map((m) => m.remindedAt !== null)).toEqual([true, true]);
   });
 
   it("after a rejection and Fix and resubmit, the first request's reminder and expiry do nothing; the new one is reminded and expires once", async () => {

@@ -15,10 +15,11 @@ import { type Logger, pino } from "pino";
 import { PermanentJobError, RetryLaterError } from "../../jobs/errors.ts";
 import type { Jobs } from "../../jobs/jobs.ts";
 import type { ApprovalJobData } from "../../jobs/payloads.ts";
-import { QUEUES, type QueueName } from "../../jobs/queues.ts";
+import { DEFAULT_POLICIES, QUEUES, type QueueName } from "../../jobs/queues.ts";
 import type { JobContext, JobHandler } from "../../jobs/worker.ts";
 import {
   type ApprovalMessage,
+  claimReminder,
   listApprovalMessages,
   markApprovalAnnounced,
   markApproverReminded,
@@ -49,11 +50,21 @@ export interface ApprovalJobsDeps extends Omit<ApprovalDeps, "logger"> {
   onOrderChanged?: (order: Order) => void;
   /** When an order starts or stops waiting for these approvers (their App Home's "Waiting for your approval"). */
   onApproversChanged?: (userIds: readonly string[]) => void;
+  /**
+   * How old an approver's reminder claim must be before another run takes it over (default: the longest a run of
+   * the reminder queue may take, after which the worker has aborted it).
+   */
+  reminderLeaseMs?: number;
   logger?: Logger;
 }
 
 /** How long a decision job waits for the order's message before telling its thread. */
 const MESSAGE_WAIT_MS = 2000;
+/**
+ * How long a reminder run waits for another run's claim to be sent or to expire. Fifty waits in a row
+ * (`MAX_CONSECUTIVE_DEFERRALS`) outlast the default lease (two minutes), so a dead run's claim is taken over.
+ */
+const CLAIM_WAIT_MS = 3000;
 
 function orderIdOf(job: JobContext<ApprovalJobData>): string {
   const orderId = (job.data as Partial<ApprovalJobData> | null)?.orderId;
@@ -74,6 +85,8 @@ export function workflowRefusalMessage(order: Order): string {
 export function approvalJobHandlers(deps: ApprovalJobsDeps) {
   const baseLogger = (deps.logger ?? pino({ level: "silent" })).child({ component: "approvals" });
   const now = deps.now ?? (() => new Date());
+  const reminderLeaseMs =
+    deps.reminderLeaseMs ?? DEFAULT_POLICIES[QUEUES.approvalReminder].expireInSeconds * 1000;
 
   async function load(job: JobContext<ApprovalJobData>): Promise<{ order: Order; log: Logger } | null> {
     const orderId = orderIdOf(job);
@@ -195,16 +208,36 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     const dms = await listApprovalMessages(deps.store, order.id);
     // Due before the request's DMs went out (a reminder due at once, or DMs still failing): once they are.
     if (dms.length === 0) throw new RetryLaterError(MESSAGE_WAIT_MS, "the approvers' DMs are not sent yet");
+    // Claim, send, record. The claim keeps two runs at once from reminding anyone twice; `reminded_at` is set only
+    // once Slack took the reminder, so a run repeated later skips it and a failed send (the claim given back) is
+    // sent again by the job's retry. A run that dies between the claim and the record leaves a claim without
+    // `reminded_at`: once it is older than the longest a run may take (the worker aborts a run then), the next run
+    // takes it over and sends the reminder, so none is lost. The only repeat left is a reminder Slack took whose
+    // answer, or whose record, was lost in the moment after (the approver is reminded twice, which beats never).
+    let failure: unknown = null;
+    let heldByAnotherRun = false;
     for (const dm of dms) {
-      // Claimed before it is sent, so two runs at once (or a run repeated) never remind anyone twice; released
-      // when Slack did not take it, so the retry sends it.
-      if (dm.remindedAt || !(await markApproverReminded(deps.store, order.id, dm.approver))) continue;
+      if (dm.remindedAt) continue;
+      if (!(await claimReminder(deps.store, order.id, dm.approver, reminderLeaseMs))) {
+        heldByAnotherRun = true;
+        continue;
+      }
       try {
         await deps.approvals.remind(order, dm, { signal: job.signal });
       } catch (error) {
         await releaseReminder(deps.store, order.id, dm.approver);
-        throw error;
+        if (job.signal.aborted) throw error;
+        log.warn({ err: error, approver: dm.approver }, "could not remind an approver");
+        failure ??= error;
+        continue;
       }
+      await markApproverReminded(deps.store, order.id, dm.approver);
+    }
+    // One approver's failure did not stop the others: the retry reminds only those not recorded.
+    if (failure !== null) throw failure;
+    // Claimed by another run: checked again until that run recorded it, or its claim expired and can be taken over.
+    if (heldByAnotherRun && (await listApprovalMessages(deps.store, order.id)).some((m) => !m.remindedAt)) {
+      throw new RetryLaterError(CLAIM_WAIT_MS, "another run is reminding an approver; checking again");
     }
     log.info("approvers reminded");
   };
