@@ -3,16 +3,21 @@
  * supplier on real HTTP, the store of DATABASE_URL or PGlite): an order matching its profile's approval rule waits,
  * its message names the approvers and the rule, every approver but the requester gets a DM with Approve / Reject;
  * the first decision wins and places the order exactly once (double clicks, two approvers at once); a rejection
- * needs a reason and places nothing; the requester and non-approvers are refused and nothing changes.
+ * needs a reason and places nothing; the requester and non-approvers are refused and nothing changes. A DM Slack
+ * refused is sent again by the job's retry, without DMing the others twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { QUEUES } from "../../src/jobs/queues.ts";
+import { approvalJobId } from "../../src/orders/approvals/request.ts";
 import { listApprovalMessages } from "../../src/store/repositories/approvals.ts";
 import { TEST_KEY } from "../supplier/support/fixtures.ts";
 import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
 import {
   approvalConfig,
   approvalDmFor,
+  approvalDmsFor,
   clickApproval,
+  jobDone,
   orderFor,
   replayClick,
   texts,
@@ -234,6 +239,27 @@ describe.each(TRANSPORTS)("approvals over %s", (transport) => {
     const placed = await h.waitForOrder((o) => o.id === rejected.id && o.status === "received", "placement");
     expect(placed.approval?.decidedBy).toBe(MANAGER);
     expect(sentFor("APR-2")).toBe(1);
+  });
+
+  it("DMs again an approver whose DM Slack refused, without DMing the others twice", async () => {
+    // Slack refuses the DM to BOSS (posted to the user id), once.
+    h.fake.failNext("chat.postMessage", "internal_error", 1, { channel: BOSS });
+    const order = await orderFor(h, "APR-4");
+    const bossDm = await h.fake.waitFor(() => approvalDmFor(h, BOSS, "APR-4"), {
+      what: "BOSS's DM, sent by the job's retry",
+      timeoutMs: 10_000,
+    });
+    expect(texts(bossDm.versions.at(-1)?.blocks)).toContain("approve_order");
+    const job = await jobDone(h, QUEUES.approvalRequest, approvalJobId(QUEUES.approvalRequest, order.id));
+    expect(job.runs).toBe(2);
+    expect(approvalDmsFor(h, MANAGER, "APR-4")).toHaveLength(1);
+    expect(approvalDmsFor(h, BOSS, "APR-4")).toHaveLength(1);
+    const toBoss = h.fake.calls("chat.postMessage").filter((c) => c.args.channel === BOSS);
+    expect(toBoss.filter((c) => JSON.stringify(c.args).includes("APR-4"))).toHaveLength(2);
+    expect((await listApprovalMessages(h.store, order.id)).map((m) => m.approver).sort()).toEqual(
+      [BOSS, MANAGER].sort(),
+    );
+    expect(sentFor("APR-4")).toBe(0);
   });
 
   it("places an order that matches no rule at once, as before", async () => {

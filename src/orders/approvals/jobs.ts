@@ -1,6 +1,7 @@
 /**
  * The approval's durable jobs, one queue each (src/jobs/queues.ts), each once per order:
- * - `approval-request`: the order's message ("Waiting for approval from …") and a DM to every approver;
+ * - `approval-request`: the order's message ("Waiting for approval from …") and a DM to every approver, retried
+ *   for those whose DM Slack did not take (each DM sent is recorded, and not sent again);
  * - `approval-decision`: after a decision or the expiry, every approver DM shows it (buttons gone), the order's
  *   thread is told once, a rejected or expired workflow order fails its step, the order's message shows the end;
  * - `approval-reminder`: one reminder to each approver who has not decided, if the order still waits;
@@ -128,9 +129,11 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
       if (everyone.failedGroups.length > 0) throw new Error("approver groups could not be read; retrying");
       return;
     }
+    // Each DM Slack took is recorded at once, so a retry asks only the approvers whose DM failed.
     const asked = new Set((await listApprovalMessages(deps.store, order.id)).map((m) => m.approver));
     if (asked.size === 0 && job.attempt === 1) deps.metrics?.requested(order.profile);
-    const failures: unknown[] = [];
+    const failed: string[] = [];
+    let failure: unknown = null;
     for (const approver of approvers) {
       if (asked.has(approver)) continue;
       try {
@@ -139,15 +142,22 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
       } catch (error) {
         if (job.signal.aborted) throw error;
         log.warn({ err: error, approver }, "could not DM an approver");
-        failures.push(error);
+        failed.push(approver);
+        failure ??= error;
       }
     }
     deps.onOrderChanged?.(order);
     deps.onApproversChanged?.(approvers);
-    // Decided while the DMs went out: the decision job may have missed the last ones.
+    // Decided while the DMs went out: the decision job may have missed the last ones, and nobody is asked any more.
     const latest = await getOrder(deps.store, order.id);
-    if (latest && latest.status !== "awaiting_approval") await showDecisions(latest, log, job.signal);
-    if (failures.length > 0 && failures.length === approvers.length - asked.size) throw failures[0];
+    if (latest && latest.status !== "awaiting_approval") {
+      await showDecisions(latest, log, job.signal);
+      return;
+    }
+    if (failure !== null) {
+      log.warn({ approvers: failed }, "approvers not DMed yet; the job is retried for them");
+      throw failure;
+    }
   };
 
   /** Every DM not showing the decision yet is updated; returns the first failure (the others went on). */
