@@ -4,10 +4,11 @@
  * expiry. One reminder per approver, never repeated when the job runs again, and never lost when Slack refuses it
  * once; the expiry ends the order without any supplier call, the approvers' DMs lose their buttons and the thread
  * tells the requester. After a rejection and Fix and resubmit, the first request's reminder and expiry do nothing:
- * the new request is reminded and expires on its own time.
+ * the new request is reminded and expires on its own time. Decisions are counted with the time they took.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QUEUES } from "../../src/jobs/queues.ts";
+import { createMetrics } from "../../src/metrics.ts";
 import { approvalJobId, approvalRound } from "../../src/orders/approvals/request.ts";
 import { listApprovalMessages } from "../../src/store/repositories/approvals.ts";
 import { TEST_KEY } from "../supplier/support/fixtures.ts";
@@ -27,12 +28,29 @@ import {
 import { AGENT, BOSS, type Harness, HELPDESK, MANAGER, startHarness } from "./support/harness.ts";
 
 const HOUR = 3_600_000;
+const PROFILE = "Acme EU";
+
+/** A value of a Prometheus metric (a counter, or a histogram's `_sum` / `_count`), 0 when never set. */
+async function sample(
+  metric: { get(): Promise<{ values: { value: number; labels: object; metricName?: string }[] }> },
+  labels: Record<string, string>,
+  name?: string,
+): Promise<number> {
+  const { values } = await metric.get();
+  const found = values.find(
+    (v) =>
+      (name === undefined || v.metricName === name) &&
+      Object.entries(labels).every(([k, x]) => (v.labels as Record<string, unknown>)[k] === x),
+  );
+  return found?.value ?? 0;
+}
 
 describe("approval reminders and expiry", () => {
   let supplier: StubSupplier;
   let h: Harness;
   /** How far the app's clock is behind the real one (the database's, which runs the jobs). */
   let behindMs = 0;
+  const metrics = createMetrics({ defaultMetrics: false });
 
   beforeAll(async () => {
     supplier = await startStubSupplier([success()]);
@@ -41,8 +59,24 @@ describe("approval reminders and expiry", () => {
       apiKey: TEST_KEY,
       config: approvalConfig([{ always: true }], { remindAfterHours: 24, expireAfterDays: 7 }),
       now: () => new Date(Date.now() - behindMs),
+      approvalMetrics: metrics.approvals,
     });
   });
+
+  /** The approval counters and the time-to-decision histogram, as they are now. */
+  async function counted() {
+    const a = metrics.approvals;
+    const seconds = "order_desk_approval_decision_seconds";
+    return {
+      requested: await sample(a.requestedTotal, { profile: PROFILE }),
+      rejected: await sample(a.decidedTotal, { outcome: "rejected", profile: PROFILE }),
+      expired: await sample(a.decidedTotal, { outcome: "expired", profile: PROFILE }),
+      rejectedCount: await sample(a.secondsToDecision, { outcome: "rejected" }, `${seconds}_count`),
+      rejectedSeconds: await sample(a.secondsToDecision, { outcome: "rejected" }, `${seconds}_sum`),
+      expiredCount: await sample(a.secondsToDecision, { outcome: "expired" }, `${seconds}_count`),
+      expiredSeconds: await sample(a.secondsToDecision, { outcome: "expired" }, `${seconds}_sum`),
+    };
+  }
 
   afterAll(async () => {
     await h?.close();
@@ -157,7 +191,10 @@ describe("approval reminders and expiry", () => {
     expect(messages.map((m) => m.remindedAt !== null)).toEqual([true, true]);
   });
 
+  let before: Awaited<ReturnType<typeof counted>>;
+
   it("after a rejection and Fix and resubmit, the first request's reminder and expiry do nothing; the new one is reminded and expires once", async () => {
+    before = await counted();
     // Asked "3 hours ago", rejected now.
     behindMs = 3 * HOUR;
     const order = await orderFor(h, "RND-1");
@@ -237,5 +274,21 @@ describe("approval reminders and expiry", () => {
     expect(newReminders()).toEqual([1, 1]);
     expect(oldReminders().flat()).toHaveLength(0);
     expect(supplier.requests).toHaveLength(0);
+  });
+
+  it("counts each request once, the rejection and the expiry, with the time each decision took", async () => {
+    const after = await counted();
+    expect(after.requested - before.requested).toBe(2);
+    expect(after.rejected - before.rejected).toBe(1);
+    expect(after.expired - before.expired).toBe(1);
+    expect(after.rejectedCount - before.rejectedCount).toBe(1);
+    expect(after.expiredCount - before.expiredCount).toBe(1);
+    // Rejected 3 hours after the first request; expired an hour after the second (plus the test's own seconds).
+    const rejectedSeconds = after.rejectedSeconds - before.rejectedSeconds;
+    expect(rejectedSeconds).toBeGreaterThanOrEqual(3 * 3600);
+    expect(rejectedSeconds).toBeLessThan(3 * 3600 + 120);
+    const expiredSeconds = after.expiredSeconds - before.expiredSeconds;
+    expect(expiredSeconds).toBeGreaterThanOrEqual(3600);
+    expect(expiredSeconds).toBeLessThan(3600 + 120);
   });
 });

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QUEUES } from "../../src/jobs/queues.ts";
+import { createMetrics } from "../../src/metrics.ts";
 import { approvalJobId } from "../../src/orders/approvals/request.ts";
 import { listApprovalMessages } from "../../src/store/repositories/approvals.ts";
 import { TEST_KEY } from "../supplier/support/fixtures.ts";
@@ -36,6 +37,7 @@ import {
 describe.each(TRANSPORTS)("approvals over %s", (transport) => {
   let supplier: StubSupplier;
   let h: Harness;
+  const metrics = createMetrics({ defaultMetrics: false });
 
   beforeAll(async () => {
     supplier = await startStubSupplier([success(), success(), success(), success()]);
@@ -44,6 +46,7 @@ describe.each(TRANSPORTS)("approvals over %s", (transport) => {
       supplierUrl: supplier.baseUrl,
       apiKey: TEST_KEY,
       config: approvalConfig([{ deliveryAt: "Home" }]),
+      approvalMetrics: metrics.approvals,
     });
   });
 
@@ -54,6 +57,11 @@ describe.each(TRANSPORTS)("approvals over %s", (transport) => {
 
   const sentFor = (ticket: string) =>
     supplier.requests.filter((r) => JSON.parse(r.body).customerReference === ticket).length;
+
+  /** `order_desk_approvals_requested_total` of the profile, as it is now. */
+  const requested = async () =>
+    (await metrics.approvals.requestedTotal.get()).values.find((v) => v.labels.profile === "Acme EU")
+      ?.value ?? 0;
 
   const ephemeralWith = (words: string) =>
     h.fake.waitFor(() => h.fake.responses().find((r) => JSON.stringify(r.body).includes(words)), {
@@ -241,7 +249,8 @@ describe.each(TRANSPORTS)("approvals over %s", (transport) => {
     expect(sentFor("APR-2")).toBe(1);
   });
 
-  it("DMs again an approver whose DM Slack refused, without DMing the others twice", async () => {
+  it("DMs again an approver whose DM Slack refused, without DMing the others twice, and counts the request once", async () => {
+    const before = await requested();
     // Slack refuses the DM to BOSS (posted to the user id), once.
     h.fake.failNext("chat.postMessage", "internal_error", 1, { channel: BOSS });
     const order = await orderFor(h, "APR-4");
@@ -259,7 +268,20 @@ describe.each(TRANSPORTS)("approvals over %s", (transport) => {
     expect((await listApprovalMessages(h.store, order.id)).map((m) => m.approver).sort()).toEqual(
       [BOSS, MANAGER].sort(),
     );
+    expect((await requested()) - before).toBe(1);
     expect(sentFor("APR-4")).toBe(0);
+  });
+
+  it("counts a request once when its job's first run failed before asking anyone", async () => {
+    const before = await requested();
+    // The order's message cannot be posted on the job's first run (its three tries), only on the retry.
+    h.fake.failNext("chat.postMessage", "internal_error", 3, { channel: HELPDESK });
+    const order = await orderFor(h, "APR-5");
+    const job = await jobDone(h, QUEUES.approvalRequest, approvalJobId(QUEUES.approvalRequest, order.id));
+    expect(job.runs).toBe(2);
+    expect(approvalDmsFor(h, MANAGER, "APR-5")).toHaveLength(1);
+    expect(approvalDmsFor(h, BOSS, "APR-5")).toHaveLength(1);
+    expect((await requested()) - before).toBe(1);
   });
 
   it("places an order that matches no rule at once, as before", async () => {

@@ -23,6 +23,7 @@ import {
   claimReminder,
   listApprovalMessages,
   markApprovalAnnounced,
+  markApprovalCounted,
   markApproverReminded,
   markDecisionShown,
   recordApprovalMessage,
@@ -106,7 +107,10 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
 
   const request: JobHandler<ApprovalJobData> = async (job) => {
     const loaded = await load(job);
-    if (loaded?.order.status !== "awaiting_approval") return;
+    if (!loaded) return;
+    // Counted once per request, whatever happens next (a retry, a restart, a decision before the DMs went out).
+    if (await markApprovalCounted(deps.store, loaded.order.id)) deps.metrics?.requested(loaded.order.profile);
+    if (loaded.order.status !== "awaiting_approval") return;
     let { order } = loaded;
     const { log } = loaded;
     order = await showOrder(deps.store, deps.notifier, order, { kind: "approval" }, { signal: job.signal });
@@ -131,7 +135,6 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     }
     // Each DM Slack took is recorded at once, so a retry asks only the approvers whose DM failed.
     const asked = new Set((await listApprovalMessages(deps.store, order.id)).map((m) => m.approver));
-    if (asked.size === 0 && job.attempt === 1) deps.metrics?.requested(order.profile);
     const failed: string[] = [];
     let failure: unknown = null;
     for (const approver of approvers) {

@@ -55,7 +55,7 @@ export async function restartApproval(
   return one(
     q,
     `UPDATE orders SET approval = $2, approval_decided_by = NULL, approval_decided_at = NULL,
-       approval_reason = NULL, approval_announced_at = NULL,
+       approval_reason = NULL, approval_announced_at = NULL, approval_counted_at = NULL,
        status = CASE WHEN $2::jsonb IS NULL THEN status ELSE 'awaiting_approval' END, updated_at = now()
      WHERE id = $1 RETURNING *`,
     [orderId, request === null ? null : JSON.stringify(request)],
@@ -95,6 +95,19 @@ export function markApprovalAnnounced(q: Queryable, orderId: string): Promise<Or
      WHERE id = $1 AND approval_announced_at IS NULL RETURNING *`,
     [orderId],
   );
+}
+
+/**
+ * Marks the order's current approval request as counted (`order_desk_approvals_requested_total`); false when it
+ * was counted before. `restartApproval` clears the mark for the next round.
+ */
+export async function markApprovalCounted(q: Queryable, orderId: string): Promise<boolean> {
+  const { rows } = await q.query(
+    `UPDATE orders SET approval_counted_at = now()
+     WHERE id = $1 AND approval IS NOT NULL AND approval_counted_at IS NULL RETURNING id`,
+    [orderId],
+  );
+  return rows.length > 0;
 }
 
 export interface ApprovalMessage {
