@@ -17,6 +17,7 @@ import {
   approvalConfig,
   approvalDmFor,
   approvalDmsFor,
+  decidedOn,
   fixAndResubmit,
   jobDone,
   orderFor,
@@ -139,6 +140,12 @@ describe("approval reminders and expiry", () => {
         return v === undefined || !texts(v.blocks).includes("approve_order") ? true : undefined;
       });
     }
+    // The order's message says when it expired.
+    const message = await h.fake.waitFor(() => {
+      const v = h.fake.message(HELPDESK, expired.slackMessageTs!)?.versions.at(-1);
+      return v && texts(v.blocks).includes("Approval expired") ? v : undefined;
+    });
+    expect(texts(message.blocks)).toContain(`the approval request expired${decidedOn(expired)}`);
     expect(supplier.requests).toHaveLength(0);
   });
 

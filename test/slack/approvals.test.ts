@@ -4,7 +4,7 @@
  * its message names the approvers and the rule, every approver but the requester gets a DM with Approve / Reject;
  * the first decision wins and places the order exactly once (double clicks, two approvers at once); a rejection
  * needs a reason and places nothing; the requester and non-approvers are refused and nothing changes. A DM Slack
- * refused is sent again by the job's retry, without DMing the others twice.
+ * refused is sent again by the job's retry, without DMing the others twice. The decision shows who and when.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QUEUES } from "../../src/jobs/queues.ts";
@@ -18,6 +18,7 @@ import {
   approvalDmFor,
   approvalDmsFor,
   clickApproval,
+  decidedOn,
   jobDone,
   orderFor,
   replayClick,
@@ -141,7 +142,7 @@ describe.each(TRANSPORTS)("approvals over %s", (transport) => {
     expect([MANAGER, BOSS]).toContain(approver);
     expect(placed.approval?.decidedAt).toBeInstanceOf(Date);
 
-    // Each DM loses its buttons and names the approver.
+    // Each DM loses its buttons and names the approver and when they approved.
     for (const userId of [MANAGER, BOSS]) {
       const latest = await h.fake.waitFor(
         () => {
@@ -151,6 +152,7 @@ describe.each(TRANSPORTS)("approvals over %s", (transport) => {
         { what: `${userId}'s DM showing the approval` },
       );
       expect(texts(latest.blocks)).not.toContain("approve_order");
+      expect(texts(latest.blocks)).toContain(`Approved by <@${approver}>${decidedOn(placed)}`);
     }
     const reply = await h.fake.waitFor(
       () => h.fake.thread(HELPDESK, placed.slackMessageTs!).find((m) => m.text.includes("Approved by")),
@@ -161,7 +163,7 @@ describe.each(TRANSPORTS)("approvals over %s", (transport) => {
       const v = h.fake.message(HELPDESK, placed.slackMessageTs!)?.versions.at(-1);
       return v && texts(v.blocks).includes(placed.correlationId!) ? v : undefined;
     });
-    expect(texts(message.blocks)).toContain(`Approved by <@${approver}>`);
+    expect(texts(message.blocks)).toContain(`Approved by <@${approver}>${decidedOn(placed)}`);
 
     // The loser of the race and a replayed click are told it was decided.
     await replayClick(h, BOSS, bossDm, "approve_order");
@@ -197,10 +199,14 @@ describe.each(TRANSPORTS)("approvals over %s", (transport) => {
     );
     expect(reply.text).toContain("Office delivery only for contractors");
     expect(reply.text).toContain(`<@${AGENT}>`);
-    await h.fake.waitFor(() => {
+    const message = await h.fake.waitFor(() => {
       const v = h.fake.message(HELPDESK, rejected.slackMessageTs!)?.versions.at(-1);
       return v && texts(v.blocks).includes("Fix and resubmit") ? v : undefined;
     });
+    // Who rejected it, when, and why.
+    expect(texts(message.blocks)).toContain(
+      `Rejected by <@${BOSS}>${decidedOn(rejected)}: Office delivery only for contractors`,
+    );
     await h.fake.waitFor(() => {
       const v = approvalDmFor(h, MANAGER, "APR-2")?.versions.at(-1);
       return v && texts(v.blocks).includes(`Rejected by <@${BOSS}>`) ? v : undefined;

@@ -46,6 +46,13 @@ export function remindersUnder(h: Harness, dm: FakeMessage | undefined): FakeMes
   return dm ? h.fake.thread(dm.channel, dm.ts).filter((m) => m.text.includes("Reminder")) : [];
 }
 
+/** " on <!date^…>": when the order was decided, as Slack is asked to show it (in each reader's time zone). */
+export function decidedOn(order: Order): string {
+  const at = order.approval?.decidedAt;
+  if (!at) throw new Error(`order ${order.id} is not decided`);
+  return ` on <!date^${Math.floor(at.getTime() / 1000)}^{date_short_pretty} at {time}|${at.toISOString()}>`;
+}
+
 /** Waits until the job has run to the end (retries included) and returns it. */
 export async function jobDone(h: Harness, queue: QueueName, id: string): Promise<JobInfo> {
   const deadline = Date.now() + 15_000;
