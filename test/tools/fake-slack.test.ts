@@ -140,6 +140,13 @@ describe("fake Slack answers the real @slack/web-api WebClient", () => {
     expect(transcript).toContain("Order Desk: *Placed* TICKET-1 (edited 1×)");
     expect(transcript).toContain("↳");
     expect(transcript).toContain("status: shipped");
+
+    // A date (`<!date^…>`) reads as its fallback text.
+    await client.chat.postMessage({
+      channel: "C0ORDERS",
+      text: "Approved on <!date^1700000000^{date_short_pretty} at {time}|2023-11-14T22:13:20.000Z>",
+    });
+    expect(fake.transcript("C0ORDERS")).toContain("Approved on 2023-11-14T22:13:20.000Z");
   });
 
   it("reads a thread and a channel's history with their metadata only when asked, page by page", async () => {
