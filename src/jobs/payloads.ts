@@ -7,6 +7,12 @@ import { z } from "zod";
 import type { QueueName } from "./queues.ts";
 
 const orderId = z.string().min(1);
+/**
+ * Which approval request of the order a job is for (src/orders/approvals/request.ts `approvalRound`): "" for its
+ * first, the time of the resubmission that asked again for a later one. A job of an earlier round does nothing.
+ * Absent in jobs enqueued before jobs carried it: their deterministic id tells their round.
+ */
+const approvalRound = z.string().optional();
 
 export const JOB_PAYLOADS = {
   /** Place the order with the supplier. */
@@ -22,13 +28,13 @@ export const JOB_PAYLOADS = {
     eventId: z.string().min(1),
   }),
   /** An order waits for approval: its message and the approvers' DMs (src/orders/approvals/jobs.ts). */
-  "approval-request": z.object({ orderId }),
+  "approval-request": z.object({ orderId, round: approvalRound }),
   /** An approval decided or expired: the DMs, the thread, a workflow step. */
-  "approval-decision": z.object({ orderId }),
-  /** One reminder to each approver, if the order still waits. */
-  "approval-reminder": z.object({ orderId }),
-  /** The approval request expires, if the order still waits. */
-  "approval-expiry": z.object({ orderId }),
+  "approval-decision": z.object({ orderId, round: approvalRound }),
+  /** One reminder to each approver, if the order still waits in the same round. */
+  "approval-reminder": z.object({ orderId, round: approvalRound }),
+  /** The approval request expires, if the order still waits in the same round. */
+  "approval-expiry": z.object({ orderId, round: approvalRound }),
 } as const satisfies Record<QueueName, z.ZodType>;
 
 export type JobData<Q extends QueueName> = z.infer<(typeof JOB_PAYLOADS)[Q]>;

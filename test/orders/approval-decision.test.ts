@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCustomer } from "../../src/config/catalog.ts";
 import { createJobs, type Jobs, QUEUES } from "../../src/jobs/index.ts";
 import { type ApprovalDeps, decideApproval, recordDecision } from "../../src/orders/approvals/decide.ts";
+import { approvalJobId, isCurrentRound } from "../../src/orders/approvals/request.ts";
 import type { Membership } from "../../src/orders/authorization.ts";
 import type { Order } from "../../src/orders/model/order.ts";
 import { submitOrder } from "../../src/orders/submit.ts";
@@ -96,6 +97,23 @@ describe.each(TEST_BACKENDS)("approval decisions on %s", (backend) => {
     expect(await jobCount(QUEUES.approvalRequest, order.id)).toBe(1);
     expect(await jobCount(QUEUES.approvalReminder, order.id)).toBe(1);
     expect(await jobCount(QUEUES.approvalExpiry, order.id)).toBe(1);
+  });
+
+  it("gives each approval job its round; one enqueued without it is told by its id, one of another round does nothing", async () => {
+    const order = await waitingOrder();
+    for (const queue of [QUEUES.approvalRequest, QUEUES.approvalReminder, QUEUES.approvalExpiry] as const) {
+      const id = approvalJobId(queue, order.id);
+      const job = await jobs.getJob(queue, id);
+      expect(job?.data).toEqual({ orderId: order.id, round: "" });
+      expect(isCurrentRound({ id, queue, data: { orderId: order.id, round: "" } }, order)).toBe(true);
+      // Enqueued before jobs carried their round: the first round's id is this round's.
+      expect(isCurrentRound({ id, queue, data: { orderId: order.id } }, order)).toBe(true);
+      expect(isCurrentRound({ id: randomUUID(), queue, data: { orderId: order.id } }, order)).toBe(false);
+      // After a resubmission, the first round's jobs are not the order's any more.
+      const resubmitted = { ...order, resubmittedAt: new Date() };
+      expect(isCurrentRound({ id, queue, data: { orderId: order.id, round: "" } }, resubmitted)).toBe(false);
+      expect(isCurrentRound({ id, queue, data: { orderId: order.id } }, resubmitted)).toBe(false);
+    }
   });
 
   it("enqueues the placement exactly once when approvers click at the same moment, some twice", async () => {

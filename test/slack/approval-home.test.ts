@@ -7,7 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMetrics } from "../../src/metrics.ts";
 import { TEST_KEY } from "../supplier/support/fixtures.ts";
 import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
-import { approvalConfig, approvalDmFor, clickApproval, orderFor, texts } from "./support/approvals.ts";
+import {
+  approvalConfig,
+  approvalDmFor,
+  clickApproval,
+  decidedOn,
+  orderFor,
+  texts,
+} from "./support/approvals.ts";
 import { AGENT, BOSS, type Harness, MANAGER, OUTSIDER, startHarness } from "./support/harness.ts";
 
 describe("App Home for approvers", () => {
@@ -64,9 +71,9 @@ describe("App Home for approvers", () => {
     expect(placed.approval?.decidedBy).toBe(BOSS);
     await home(BOSS, "HOM-1", false);
 
-    // The requester's Home shows who approved it.
+    // The requester's Home shows who approved it, and when.
     await h.requests.appHomeOpened({ userId: AGENT });
-    await home(AGENT, `Approved by <@${BOSS}>`);
+    await home(AGENT, `Approved by <@${BOSS}>${decidedOn(placed)}`);
   });
 
   it("refreshes an approver's Home when an order starts, and stops, waiting for them", async () => {

@@ -3,16 +3,23 @@
  * supplier on real HTTP, the store of DATABASE_URL or PGlite): an order matching its profile's approval rule waits,
  * its message names the approvers and the rule, every approver but the requester gets a DM with Approve / Reject;
  * the first decision wins and places the order exactly once (double clicks, two approvers at once); a rejection
- * needs a reason and places nothing; the requester and non-approvers are refused and nothing changes.
+ * needs a reason and places nothing; the requester and non-approvers are refused and nothing changes. A DM Slack
+ * refused is sent again by the job's retry, without DMing the others twice. The decision shows who and when.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { QUEUES } from "../../src/jobs/queues.ts";
+import { createMetrics } from "../../src/metrics.ts";
+import { approvalJobId } from "../../src/orders/approvals/request.ts";
 import { listApprovalMessages } from "../../src/store/repositories/approvals.ts";
 import { TEST_KEY } from "../supplier/support/fixtures.ts";
 import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
 import {
   approvalConfig,
   approvalDmFor,
+  approvalDmsFor,
   clickApproval,
+  decidedOn,
+  jobDone,
   orderFor,
   replayClick,
   texts,
@@ -31,6 +38,7 @@ import {
 describe.each(TRANSPORTS)("approvals over %s", (transport) => {
   let supplier: StubSupplier;
   let h: Harness;
+  const metrics = createMetrics({ defaultMetrics: false });
 
   beforeAll(async () => {
     supplier = await startStubSupplier([success(), success(), success(), success()]);
@@ -39,6 +47,7 @@ describe.each(TRANSPORTS)("approvals over %s", (transport) => {
       supplierUrl: supplier.baseUrl,
       apiKey: TEST_KEY,
       config: approvalConfig([{ deliveryAt: "Home" }]),
+      approvalMetrics: metrics.approvals,
     });
   });
 
@@ -49,6 +58,11 @@ describe.each(TRANSPORTS)("approvals over %s", (transport) => {
 
   const sentFor = (ticket: string) =>
     supplier.requests.filter((r) => JSON.parse(r.body).customerReference === ticket).length;
+
+  /** `order_desk_approvals_requested_total` of the profile, as it is now. */
+  const requested = async () =>
+    (await metrics.approvals.requestedTotal.get()).values.find((v) => v.labels.profile === "Acme EU")
+      ?.value ?? 0;
 
   const ephemeralWith = (words: string) =>
     h.fake.waitFor(() => h.fake.responses().find((r) => JSON.stringify(r.body).includes(words)), {
@@ -128,7 +142,7 @@ describe.each(TRANSPORTS)("approvals over %s", (transport) => {
     expect([MANAGER, BOSS]).toContain(approver);
     expect(placed.approval?.decidedAt).toBeInstanceOf(Date);
 
-    // Each DM loses its buttons and names the approver.
+    // Each DM loses its buttons and names the approver and when they approved.
     for (const userId of [MANAGER, BOSS]) {
       const latest = await h.fake.waitFor(
         () => {
@@ -138,6 +152,7 @@ describe.each(TRANSPORTS)("approvals over %s", (transport) => {
         { what: `${userId}'s DM showing the approval` },
       );
       expect(texts(latest.blocks)).not.toContain("approve_order");
+      expect(texts(latest.blocks)).toContain(`Approved by <@${approver}>${decidedOn(placed)}`);
     }
     const reply = await h.fake.waitFor(
       () => h.fake.thread(HELPDESK, placed.slackMessageTs!).find((m) => m.text.includes("Approved by")),
@@ -148,7 +163,7 @@ describe.each(TRANSPORTS)("approvals over %s", (transport) => {
       const v = h.fake.message(HELPDESK, placed.slackMessageTs!)?.versions.at(-1);
       return v && texts(v.blocks).includes(placed.correlationId!) ? v : undefined;
     });
-    expect(texts(message.blocks)).toContain(`Approved by <@${approver}>`);
+    expect(texts(message.blocks)).toContain(`Approved by <@${approver}>${decidedOn(placed)}`);
 
     // The loser of the race and a replayed click are told it was decided.
     await replayClick(h, BOSS, bossDm, "approve_order");
@@ -184,10 +199,14 @@ describe.each(TRANSPORTS)("approvals over %s", (transport) => {
     );
     expect(reply.text).toContain("Office delivery only for contractors");
     expect(reply.text).toContain(`<@${AGENT}>`);
-    await h.fake.waitFor(() => {
+    const message = await h.fake.waitFor(() => {
       const v = h.fake.message(HELPDESK, rejected.slackMessageTs!)?.versions.at(-1);
       return v && texts(v.blocks).includes("Fix and resubmit") ? v : undefined;
     });
+    // Who rejected it, when, and why.
+    expect(texts(message.blocks)).toContain(
+      `Rejected by <@${BOSS}>${decidedOn(rejected)}: Office delivery only for contractors`,
+    );
     await h.fake.waitFor(() => {
       const v = approvalDmFor(h, MANAGER, "APR-2")?.versions.at(-1);
       return v && texts(v.blocks).includes(`Rejected by <@${BOSS}>`) ? v : undefined;
@@ -234,6 +253,41 @@ describe.each(TRANSPORTS)("approvals over %s", (transport) => {
     const placed = await h.waitForOrder((o) => o.id === rejected.id && o.status === "received", "placement");
     expect(placed.approval?.decidedBy).toBe(MANAGER);
     expect(sentFor("APR-2")).toBe(1);
+  });
+
+  it("DMs again an approver whose DM Slack refused, without DMing the others twice, and counts the request once", async () => {
+    const before = await requested();
+    // Slack refuses the DM to BOSS (posted to the user id), once.
+    h.fake.failNext("chat.postMessage", "internal_error", 1, { channel: BOSS });
+    const order = await orderFor(h, "APR-4");
+    const bossDm = await h.fake.waitFor(() => approvalDmFor(h, BOSS, "APR-4"), {
+      what: "BOSS's DM, sent by the job's retry",
+      timeoutMs: 10_000,
+    });
+    expect(texts(bossDm.versions.at(-1)?.blocks)).toContain("approve_order");
+    const job = await jobDone(h, QUEUES.approvalRequest, approvalJobId(QUEUES.approvalRequest, order.id));
+    expect(job.runs).toBe(2);
+    expect(approvalDmsFor(h, MANAGER, "APR-4")).toHaveLength(1);
+    expect(approvalDmsFor(h, BOSS, "APR-4")).toHaveLength(1);
+    const toBoss = h.fake.calls("chat.postMessage").filter((c) => c.args.channel === BOSS);
+    expect(toBoss.filter((c) => JSON.stringify(c.args).includes("APR-4"))).toHaveLength(2);
+    expect((await listApprovalMessages(h.store, order.id)).map((m) => m.approver).sort()).toEqual(
+      [BOSS, MANAGER].sort(),
+    );
+    expect((await requested()) - before).toBe(1);
+    expect(sentFor("APR-4")).toBe(0);
+  });
+
+  it("counts a request once when its job's first run failed before asking anyone", async () => {
+    const before = await requested();
+    // The order's message cannot be posted on the job's first run (its three tries), only on the retry.
+    h.fake.failNext("chat.postMessage", "internal_error", 3, { channel: HELPDESK });
+    const order = await orderFor(h, "APR-5");
+    const job = await jobDone(h, QUEUES.approvalRequest, approvalJobId(QUEUES.approvalRequest, order.id));
+    expect(job.runs).toBe(2);
+    expect(approvalDmsFor(h, MANAGER, "APR-5")).toHaveLength(1);
+    expect(approvalDmsFor(h, BOSS, "APR-5")).toHaveLength(1);
+    expect((await requested()) - before).toBe(1);
   });
 
   it("places an order that matches no rule at once, as before", async () => {

@@ -140,6 +140,13 @@ describe("fake Slack answers the real @slack/web-api WebClient", () => {
     expect(transcript).toContain("Order Desk: *Placed* TICKET-1 (edited 1×)");
     expect(transcript).toContain("↳");
     expect(transcript).toContain("status: shipped");
+
+    // A date (`<!date^…>`) reads as its fallback text.
+    await client.chat.postMessage({
+      channel: "C0ORDERS",
+      text: "Approved on <!date^1700000000^{date_short_pretty} at {time}|2023-11-14T22:13:20.000Z>",
+    });
+    expect(fake.transcript("C0ORDERS")).toContain("Approved on 2023-11-14T22:13:20.000Z");
   });
 
   it("reads a thread and a channel's history with their metadata only when asked, page by page", async () => {
@@ -443,6 +450,22 @@ describe("fake Slack fault injection", () => {
       code: ErrorCode.HTTPError,
       statusCode: 503,
     });
+  });
+
+  it("fails only the calls to one channel when asked (a DM to one user), the others go through", async () => {
+    fake.failNext("chat.postMessage", "cannot_dm_user", 1, { channel: "U0AGENT01" });
+    await expect(
+      client.chat.postMessage({ channel: "C0ORDERS", text: "to the channel" }),
+    ).resolves.toMatchObject({ ok: true });
+    const { error } = await slackError(client.chat.postMessage({ channel: "U0AGENT01", text: "first DM" }));
+    expect(error).toBe("cannot_dm_user");
+    await expect(client.chat.postMessage({ channel: "U0AGENT01", text: "second DM" })).resolves.toMatchObject(
+      {
+        ok: true,
+      },
+    );
+    expect(fake.dm("U0AGENT01").map((m) => m.text)).toContain("second DM");
+    expect(fake.dm("U0AGENT01").map((m) => m.text)).not.toContain("first DM");
   });
 
   it("can take a post and lose its answer, as when the connection drops after Slack stored it", async () => {

@@ -1,6 +1,7 @@
 /**
  * Fault injection: what a flaky or busy Slack does to a client. Each rule matches a method (or every
- * method) and is consumed as calls arrive, so a test says exactly how many calls fail.
+ * method), and optionally the call's `channel` (a DM to one user), and is consumed as calls arrive, so a test
+ * says exactly how many calls fail.
  */
 
 export type Fault =
@@ -13,6 +14,8 @@ export type Fault =
 
 interface Rule {
   method: string | undefined;
+  /** Only calls whose `channel` argument is this (a channel id, or the user id a DM is posted to). */
+  channel?: string | undefined;
   remaining: number;
   fault: Fault;
 }
@@ -21,8 +24,8 @@ export class Faults {
   private rules: Rule[] = [];
   private latency = new Map<string, number>();
 
-  add(method: string | undefined, count: number, fault: Fault): void {
-    if (count > 0) this.rules.push({ method, remaining: count, fault });
+  add(method: string | undefined, count: number, fault: Fault, channel?: string): void {
+    if (count > 0) this.rules.push({ method, channel, remaining: count, fault });
   }
 
   setLatency(ms: number, method?: string): void {
@@ -34,8 +37,13 @@ export class Faults {
   }
 
   /** Takes the first matching rule's next fault, if any. */
-  take(method: string): Fault | undefined {
-    const rule = this.rules.find((r) => r.remaining > 0 && (r.method === undefined || r.method === method));
+  take(method: string, channel?: string): Fault | undefined {
+    const rule = this.rules.find(
+      (r) =>
+        r.remaining > 0 &&
+        (r.method === undefined || r.method === method) &&
+        (r.channel === undefined || r.channel === channel),
+    );
     if (!rule) return undefined;
     rule.remaining -= 1;
     this.rules = this.rules.filter((r) => r.remaining > 0);

@@ -244,7 +244,16 @@ export interface FakeSlack {
 
   // Faults
   rateLimit(opts: { method?: string; count: number; retryAfterSec: number }): void;
-  failNext(method: string, failure: string | { httpStatus: number; body?: string }, count?: number): void;
+  /**
+   * The next `count` calls of `method` fail (Slack's `{ ok: false, error }`, or an HTTP status); with `channel`,
+   * only the calls whose `channel` argument is that (e.g. a DM posted to one user's id, or to their DM channel).
+   */
+  failNext(
+    method: string,
+    failure: string | { httpStatus: number; body?: string },
+    count?: number,
+    options?: { channel?: string },
+  ): void;
   setLatency(ms: number, method?: string): void;
   hangNext(method: string, count?: number): void;
   /** The next calls of `method` take effect, but their answers are lost (the connection drops). */
@@ -329,7 +338,10 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
 
     const latency = faults.latencyFor(method);
     if (latency > 0) await delay(latency);
-    const fault: Fault | undefined = faults.take(method);
+    const fault: Fault | undefined = faults.take(
+      method,
+      typeof args.channel === "string" ? args.channel : undefined,
+    );
     if (fault?.kind === "hang") {
       record.httpStatus = 0;
       return record; // never answered; close() drops the connection
@@ -559,13 +571,14 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
 
     rateLimit: ({ method, count, retryAfterSec }) =>
       faults.add(method, count, { kind: "rate_limit", retryAfterSec }),
-    failNext(method, failure, count = 1) {
+    failNext(method, failure, count = 1, options = {}) {
       faults.add(
         method,
         count,
         typeof failure === "string"
           ? { kind: "error", error: failure }
           : { kind: "http", status: failure.httpStatus, body: failure.body ?? "upstream unavailable" },
+        options.channel,
       );
     },
     setLatency: (ms, method) => faults.setLatency(ms, method),

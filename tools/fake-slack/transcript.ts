@@ -18,7 +18,7 @@ function time(ts: string): string {
   return new Date(Number(ts.split(".")[0]) * 1000).toISOString().slice(11, 19);
 }
 
-/** mrkdwn to plain reading text: links, mentions and channel references resolved. */
+/** mrkdwn to plain reading text: links, mentions, channel references and dates (as their fallback) resolved. */
 export function plainText(ws: FakeWorkspace, text: string): string {
   return text
     .replace(/<@([UW][A-Z0-9]+)>/g, (_, id: string) => `@${ws.users.get(id)?.name ?? id}`)
@@ -27,6 +27,7 @@ export function plainText(ws: FakeWorkspace, text: string): string {
       (_, id: string, name?: string) => `#${name || ws.channels.get(id)?.name || id}`,
     )
     .replace(/<!subteam\^([A-Z0-9]+)(?:\|([^>]*))?>/g, (_, id: string, name?: string) => name || `@${id}`)
+    .replace(/<!date\^[^|>]*\|([^>]*)>/g, "$1")
     .replace(/<([^|>]+)\|([^>]+)>/g, "$2 ($1)")
     .replace(/<(https?:[^>]+)>/g, "$1")
     .replace(/&lt;/g, "<")

@@ -24,7 +24,7 @@ import { placeOrderJobId } from "../submit.ts";
 import { parseWorkflowContext } from "../workflow/context.ts";
 import { deadlineJob } from "../workflow/deadline-job.ts";
 import type { ApprovalMembership, ApprovalMetrics } from "./ports.ts";
-import { approvalJobId } from "./request.ts";
+import { approvalJobId, approvalRound } from "./request.ts";
 
 export interface ApprovalDeps {
   store: Store;
@@ -67,11 +67,6 @@ export function noLongerWaiting(order: Order): string {
 
 function capital(text: string): string {
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
-}
-
-/** The round of an order's approval: its first request, or one after a resubmission (jobs need new ids). */
-export function approvalRound(order: Order): string {
-  return order.resubmittedAt ? order.resubmittedAt.toISOString() : "";
 }
 
 /**
@@ -126,7 +121,7 @@ async function enqueueAfterDecision(
   at: Date,
 ): Promise<void> {
   const round = approvalRound(decided);
-  const data: ApprovalJobData = { orderId: decided.id };
+  const data: ApprovalJobData = { orderId: decided.id, round };
   await deps.jobs.send(QUEUES.approvalDecision, data, {
     id: approvalJobId(QUEUES.approvalDecision, decided.id, round),
     tx,

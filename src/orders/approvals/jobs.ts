@@ -1,24 +1,29 @@
 /**
  * The approval's durable jobs, one queue each (src/jobs/queues.ts), each once per order:
- * - `approval-request`: the order's message ("Waiting for approval from …") and a DM to every approver;
+ * - `approval-request`: the order's message ("Waiting for approval from …") and a DM to every approver, retried
+ *   for those whose DM Slack did not take (each DM sent is recorded, and not sent again);
  * - `approval-decision`: after a decision or the expiry, every approver DM shows it (buttons gone), the order's
  *   thread is told once, a rejected or expired workflow order fails its step, the order's message shows the end;
  * - `approval-reminder`: one reminder to each approver who has not decided, if the order still waits;
  * - `approval-expiry`: the order expires if still waiting (the same conditional decision as a click).
  * Each reads the order first and does only what is not done yet (recorded per DM), so a run repeated after a
  * restart repeats nothing. The reminder and the expiry are due at times taken from the app's clock when the order
- * was accepted (`startAfter`); the queue runs them then, and their effect happens at most once per order.
+ * was accepted (`startAfter`); the queue runs them then, and their effect happens at most once per round.
+ * Every job is for one round of the order's approval (`isCurrentRound`): after a rejection, "Fix and resubmit"
+ * asks again with jobs of its own, and the first round's reminder and expiry, still due, then do nothing.
  */
 import { type Logger, pino } from "pino";
 import { PermanentJobError, RetryLaterError } from "../../jobs/errors.ts";
 import type { Jobs } from "../../jobs/jobs.ts";
 import type { ApprovalJobData } from "../../jobs/payloads.ts";
-import { QUEUES, type QueueName } from "../../jobs/queues.ts";
+import { DEFAULT_POLICIES, QUEUES, type QueueName } from "../../jobs/queues.ts";
 import type { JobContext, JobHandler } from "../../jobs/worker.ts";
 import {
   type ApprovalMessage,
+  claimReminder,
   listApprovalMessages,
   markApprovalAnnounced,
+  markApprovalCounted,
   markApproverReminded,
   markDecisionShown,
   recordApprovalMessage,
@@ -33,6 +38,7 @@ import { parseWorkflowContext } from "../workflow/context.ts";
 import type { WorkflowFunctions } from "../workflow/ports.ts";
 import { type ApprovalDeps, recordDecision } from "./decide.ts";
 import type { ApprovalNotifier } from "./ports.ts";
+import { type ApprovalQueue, isCurrentRound } from "./request.ts";
 import { isApprovalFinal } from "./status.ts";
 
 export interface ApprovalJobsDeps extends Omit<ApprovalDeps, "logger"> {
@@ -46,11 +52,21 @@ export interface ApprovalJobsDeps extends Omit<ApprovalDeps, "logger"> {
   onOrderChanged?: (order: Order) => void;
   /** When an order starts or stops waiting for these approvers (their App Home's "Waiting for your approval"). */
   onApproversChanged?: (userIds: readonly string[]) => void;
+  /**
+   * How old an approver's reminder claim must be before another run takes it over (default: the longest a run of
+   * the reminder queue may take, after which the worker has aborted it).
+   */
+  reminderLeaseMs?: number;
   logger?: Logger;
 }
 
 /** How long a decision job waits for the order's message before telling its thread. */
 const MESSAGE_WAIT_MS = 2000;
+/**
+ * How long a reminder run waits for another run's claim to be sent or to expire. Fifty waits in a row
+ * (`MAX_CONSECUTIVE_DEFERRALS`) outlast the default lease (two minutes), so a dead run's claim is taken over.
+ */
+const CLAIM_WAIT_MS = 3000;
 
 function orderIdOf(job: JobContext<ApprovalJobData>): string {
   const orderId = (job.data as Partial<ApprovalJobData> | null)?.orderId;
@@ -71,6 +87,8 @@ export function workflowRefusalMessage(order: Order): string {
 export function approvalJobHandlers(deps: ApprovalJobsDeps) {
   const baseLogger = (deps.logger ?? pino({ level: "silent" })).child({ component: "approvals" });
   const now = deps.now ?? (() => new Date());
+  const reminderLeaseMs =
+    deps.reminderLeaseMs ?? DEFAULT_POLICIES[QUEUES.approvalReminder].expireInSeconds * 1000;
 
   async function load(job: JobContext<ApprovalJobData>): Promise<{ order: Order; log: Logger } | null> {
     const orderId = orderIdOf(job);
@@ -80,12 +98,19 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
       log.warn("no approval to act on for this order");
       return null;
     }
+    if (!isCurrentRound({ id: job.id, queue: job.queue as ApprovalQueue, data: job.data }, order)) {
+      log.info({ round: job.data.round }, "a job of an earlier approval round: nothing to do");
+      return null;
+    }
     return { order, log };
   }
 
   const request: JobHandler<ApprovalJobData> = async (job) => {
     const loaded = await load(job);
-    if (loaded?.order.status !== "awaiting_approval") return;
+    if (!loaded) return;
+    // Counted once per request, whatever happens next (a retry, a restart, a decision before the DMs went out).
+    if (await markApprovalCounted(deps.store, loaded.order.id)) deps.metrics?.requested(loaded.order.profile);
+    if (loaded.order.status !== "awaiting_approval") return;
     let { order } = loaded;
     const { log } = loaded;
     order = await showOrder(deps.store, deps.notifier, order, { kind: "approval" }, { signal: job.signal });
@@ -108,9 +133,10 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
       if (everyone.failedGroups.length > 0) throw new Error("approver groups could not be read; retrying");
       return;
     }
+    // Each DM Slack took is recorded at once, so a retry asks only the approvers whose DM failed.
     const asked = new Set((await listApprovalMessages(deps.store, order.id)).map((m) => m.approver));
-    if (asked.size === 0 && job.attempt === 1) deps.metrics?.requested(order.profile);
-    const failures: unknown[] = [];
+    const failed: string[] = [];
+    let failure: unknown = null;
     for (const approver of approvers) {
       if (asked.has(approver)) continue;
       try {
@@ -119,15 +145,22 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
       } catch (error) {
         if (job.signal.aborted) throw error;
         log.warn({ err: error, approver }, "could not DM an approver");
-        failures.push(error);
+        failed.push(approver);
+        failure ??= error;
       }
     }
     deps.onOrderChanged?.(order);
     deps.onApproversChanged?.(approvers);
-    // Decided while the DMs went out: the decision job may have missed the last ones.
+    // Decided while the DMs went out: the decision job may have missed the last ones, and nobody is asked any more.
     const latest = await getOrder(deps.store, order.id);
-    if (latest && latest.status !== "awaiting_approval") await showDecisions(latest, log, job.signal);
-    if (failures.length > 0 && failures.length === approvers.length - asked.size) throw failures[0];
+    if (latest && latest.status !== "awaiting_approval") {
+      await showDecisions(latest, log, job.signal);
+      return;
+    }
+    if (failure !== null) {
+      log.warn({ approvers: failed }, "approvers not DMed yet; the job is retried for them");
+      throw failure;
+    }
   };
 
   /** Every DM not showing the decision yet is updated; returns the first failure (the others went on). */
@@ -188,16 +221,36 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     const dms = await listApprovalMessages(deps.store, order.id);
     // Due before the request's DMs went out (a reminder due at once, or DMs still failing): once they are.
     if (dms.length === 0) throw new RetryLaterError(MESSAGE_WAIT_MS, "the approvers' DMs are not sent yet");
+    // Claim, send, record. The claim keeps two runs at once from reminding anyone twice; `reminded_at` is set only
+    // once Slack took the reminder, so a run repeated later skips it and a failed send (the claim given back) is
+    // sent again by the job's retry. A run that dies between the claim and the record leaves a claim without
+    // `reminded_at`: once it is older than the longest a run may take (the worker aborts a run then), the next run
+    // takes it over and sends the reminder, so none is lost. The only repeat left is a reminder Slack took whose
+    // answer, or whose record, was lost in the moment after (the approver is reminded twice, which beats never).
+    let failure: unknown = null;
+    let heldByAnotherRun = false;
     for (const dm of dms) {
-      // Claimed before it is sent, so two runs at once (or a run repeated) never remind anyone twice; released
-      // when Slack did not take it, so the retry sends it.
-      if (dm.remindedAt || !(await markApproverReminded(deps.store, order.id, dm.approver))) continue;
+      if (dm.remindedAt) continue;
+      if (!(await claimReminder(deps.store, order.id, dm.approver, reminderLeaseMs))) {
+        heldByAnotherRun = true;
+        continue;
+      }
       try {
         await deps.approvals.remind(order, dm, { signal: job.signal });
       } catch (error) {
         await releaseReminder(deps.store, order.id, dm.approver);
-        throw error;
+        if (job.signal.aborted) throw error;
+        log.warn({ err: error, approver: dm.approver }, "could not remind an approver");
+        failure ??= error;
+        continue;
       }
+      await markApproverReminded(deps.store, order.id, dm.approver);
+    }
+    // One approver's failure did not stop the others: the retry reminds only those not recorded.
+    if (failure !== null) throw failure;
+    // Claimed by another run: checked again until that run recorded it, or its claim expired and can be taken over.
+    if (heldByAnotherRun && (await listApprovalMessages(deps.store, order.id)).some((m) => !m.remindedAt)) {
+      throw new RetryLaterError(CLAIM_WAIT_MS, "another run is reminding an approver; checking again");
     }
     log.info("approvers reminded");
   };

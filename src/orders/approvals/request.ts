@@ -1,9 +1,9 @@
 /**
  * Asking for approval, inside the transaction that stores the order: the order is inserted as
  * `awaiting_approval` (not `queued`, and no placement job), what it asks for is recorded, and three durable jobs
- * are enqueued with it, each once per order (deterministic ids): the DMs and the order's message now, the
+ * are enqueued with it, each once per order and round (deterministic ids): the DMs and the order's message now, the
  * reminder at `remindAfterHours`, the expiry at `expireAfterDays`. A restart loses none of them, and none runs twice
- * to any effect (each checks the order's state first).
+ * to any effect (each checks the order's state and round first).
  */
 import type { ApprovalConfig } from "../../config/approval-schema.ts";
 import type { Customer } from "../../config/catalog.ts";
@@ -23,15 +23,13 @@ import { type MatchedRule, matchApprovalRule } from "./rules.ts";
 
 const HOUR_MS = 3_600_000;
 
-export function approvalJobId(
-  queue:
-    | typeof QUEUES.approvalRequest
-    | typeof QUEUES.approvalDecision
-    | typeof QUEUES.approvalReminder
-    | typeof QUEUES.approvalExpiry,
-  orderId: string,
-  round = "",
-): string {
+export type ApprovalQueue =
+  | typeof QUEUES.approvalRequest
+  | typeof QUEUES.approvalDecision
+  | typeof QUEUES.approvalReminder
+  | typeof QUEUES.approvalExpiry;
+
+export function approvalJobId(queue: ApprovalQueue, orderId: string, round = ""): string {
   return round === "" ? jobId(queue, orderId) : jobId(queue, orderId, round);
 }
 
@@ -51,19 +49,39 @@ export function approvalRequestFor(
   };
 }
 
+/** The round of an order's approval: its first request, or one after a resubmission (jobs need new ids). */
+export function approvalRound(order: Pick<Order, "resubmittedAt">): string {
+  return order.resubmittedAt ? order.resubmittedAt.toISOString() : "";
+}
+
 /**
- * Records the request on an order just inserted as `awaiting_approval` and enqueues its jobs, in `tx`.
- * `round` tells apart the requests of one order resubmitted after a rejection (its jobs need new ids).
+ * Is this approval job for the order's current round? A job carries its round (`ApprovalJobData.round`); one
+ * enqueued before jobs carried it is told by its deterministic id. A job of an earlier round (a reminder or an
+ * expiry of a request that was rejected, fixed and resubmitted since) must do nothing: the new round has its own.
+ */
+export function isCurrentRound(
+  job: { id: string; queue: ApprovalQueue; data: ApprovalJobData },
+  order: Order,
+): boolean {
+  const current = approvalRound(order);
+  if (job.data.round !== undefined) return job.data.round === current;
+  return job.id === approvalJobId(job.queue, order.id, current);
+}
+
+/**
+ * Records the request on an order just inserted as `awaiting_approval` (or restarted by a resubmission) and
+ * enqueues its jobs, in `tx`. Each job carries the round (`approvalRound`): the requests of one order resubmitted
+ * after a rejection need new job ids, and an earlier round's reminder or expiry, still due, must not act on this one.
  */
 export async function requestApproval(
   tx: Queryable,
   jobs: Pick<Jobs, "send">,
   order: Order,
   request: ApprovalRequest,
-  round = "",
 ): Promise<Order> {
   const stored = (await setApprovalRequest(tx, order.id, request)) ?? order;
-  const data: ApprovalJobData = { orderId: order.id };
+  const round = approvalRound(order);
+  const data: ApprovalJobData = { orderId: order.id, round };
   await jobs.send(QUEUES.approvalRequest, data, {
     id: approvalJobId(QUEUES.approvalRequest, order.id, round),
     tx,
@@ -99,7 +117,7 @@ export async function approvalForResubmission(
     return null;
   }
   const request = approvalRequestFor(profile.approval, matched, at);
+  // `restarted` has its `resubmittedAt` (set by the resubmission in this transaction): a new round.
   const restarted = (await restartApproval(tx, order.id, request)) ?? order;
-  const round = (restarted.resubmittedAt ?? at).toISOString();
-  return requestApproval(tx, deps.jobs, restarted, request, round);
+  return requestApproval(tx, deps.jobs, restarted, request);
 }

@@ -7,7 +7,7 @@ import type { types } from "@slack/bolt";
 import type { Customer } from "../../config/catalog.ts";
 import type { Order } from "../../orders/model/order.ts";
 import { ACTION, BLOCK, CALLBACK } from "./ids.ts";
-import { escapeMrkdwn as esc, mrkdwn, plain, shown } from "./text.ts";
+import { escapeMrkdwn as esc, mrkdwn, plain, shown, slackDate } from "./text.ts";
 
 type KnownBlock = types.KnownBlock;
 
@@ -28,20 +28,24 @@ export function approversText(order: Order): string {
 
 const reasonOf = (order: Order) => shown(order.approval?.reason ?? "", REASON_MAX);
 
-/** The approval on the order's message and in App Home: who is asked and why, or what was decided. */
+/**
+ * The approval on the order's message, in App Home and in the approvers' DMs: who is asked and why, or what was
+ * decided, by whom and when (in each reader's time zone).
+ */
 export function approvalLine(order: Order): string | null {
   const approval = order.approval;
   if (!approval) return null;
   const why = `needed for ${esc(approval.phrase)}`;
+  const when = approval.decidedAt ? ` on ${slackDate(approval.decidedAt)}` : "";
   switch (order.status) {
     case "awaiting_approval":
       return `⏳ Waiting for approval from ${approversText(order)} (${why})`;
     case "rejected_by_approver":
-      return `❌ Rejected by <@${approval.decidedBy ?? "?"}>: ${reasonOf(order)}`;
+      return `❌ Rejected by <@${approval.decidedBy ?? "?"}>${when}: ${reasonOf(order)}`;
     case "approval_expired":
-      return `⌛ Not approved in time: the approval request expired (${why})`;
+      return `⌛ Not approved in time: the approval request expired${when} (${why})`;
     default:
-      return approval.decidedBy ? `✅ Approved by <@${approval.decidedBy}> (${why})` : null;
+      return approval.decidedBy ? `✅ Approved by <@${approval.decidedBy}>${when} (${why})` : null;
   }
 }
 

@@ -11,7 +11,7 @@ import type {
 } from "../../orders/operations/types.ts";
 import { renderAdminAlert } from "../notifier.ts";
 import { ACTION, BLOCK, CALLBACK } from "./ids.ts";
-import { escapeMrkdwn as esc, mrkdwn, plain, truncate } from "./text.ts";
+import { escapeMrkdwn as esc, mrkdwn, plain, slackDate, truncate } from "./text.ts";
 
 type KnownBlock = types.KnownBlock;
 
@@ -35,11 +35,6 @@ const DONE: Record<Resolution, string> = {
   ignored: "Ignored",
   obsolete: "Closed",
 };
-
-function slackDate(at: Date): string {
-  const seconds = Math.floor(at.getTime() / 1000);
-  return `<!date^${seconds}^{date_short_pretty} at {time}|${at.toISOString()}>`;
-}
 
 function actionsBlock(item: AttentionItem): KnownBlock {
   return {

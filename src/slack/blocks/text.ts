@@ -65,6 +65,12 @@ export function slackLink(url: string, label: string): string {
   return isLinkable(url) ? `<${url}|${text}>` : text;
 }
 
+/** A time as Slack shows it in each reader's time zone ("Yesterday at 14:05"), with the ISO time as the fallback. */
+export function slackDate(at: Date): string {
+  const seconds = Math.floor(at.getTime() / 1000);
+  return `<!date^${seconds}^{date_short_pretty} at {time}|${at.toISOString()}>`;
+}
+
 export function plain(text: string, max = 3000): PlainTextElement {
   return { type: "plain_text", text: truncate(text.length === 0 ? " " : text, max), emoji: true };
 }

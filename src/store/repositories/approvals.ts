@@ -1,7 +1,8 @@
 /**
  * Approvals in the store: what an order waiting for approval asked for (`orders.approval`), the decision (one
  * conditional UPDATE: only an order still `awaiting_approval` is decided, so the first decision wins), and the
- * approvers' DMs (`approval_messages`), each updated with the decision and reminded once.
+ * approvers' DMs (`approval_messages`), each updated with the decision and reminded once (claimed, then recorded as
+ * sent).
  * Like orders.ts, every function runs one statement on the `Queryable` it is given.
  */
 import type { ApprovalOutcome, ApprovalRequest, OrderApproval } from "../../orders/model/approval.ts";
@@ -54,7 +55,7 @@ export async function restartApproval(
   return one(
     q,
     `UPDATE orders SET approval = $2, approval_decided_by = NULL, approval_decided_at = NULL,
-       approval_reason = NULL, approval_announced_at = NULL,
+       approval_reason = NULL, approval_announced_at = NULL, approval_counted_at = NULL,
        status = CASE WHEN $2::jsonb IS NULL THEN status ELSE 'awaiting_approval' END, updated_at = now()
      WHERE id = $1 RETURNING *`,
     [orderId, request === null ? null : JSON.stringify(request)],
@@ -96,12 +97,28 @@ export function markApprovalAnnounced(q: Queryable, orderId: string): Promise<Or
   );
 }
 
+/**
+ * Marks the order's current approval request as counted (`order_desk_approvals_requested_total`); false when it
+ * was counted before. `restartApproval` clears the mark for the next round.
+ */
+export async function markApprovalCounted(q: Queryable, orderId: string): Promise<boolean> {
+  const { rows } = await q.query(
+    `UPDATE orders SET approval_counted_at = now()
+     WHERE id = $1 AND approval IS NOT NULL AND approval_counted_at IS NULL RETURNING id`,
+    [orderId],
+  );
+  return rows.length > 0;
+}
+
 export interface ApprovalMessage {
   orderId: string;
   approver: string;
   channelId: string;
   messageTs: string;
+  /** When Slack took the reminder. */
   remindedAt: Date | null;
+  /** When a run of the reminder job claimed it (see `claimReminder`). */
+  remindClaimedAt: Date | null;
   decidedShownAt: Date | null;
 }
 
@@ -112,6 +129,7 @@ function mapMessage(row: Row): ApprovalMessage {
     channelId: row.channel_id,
     messageTs: row.message_ts,
     remindedAt: row.reminded_at ?? null,
+    remindClaimedAt: row.remind_claimed_at ?? null,
     decidedShownAt: row.decided_shown_at ?? null,
   };
 }
@@ -150,16 +168,39 @@ async function markOnce(
   return rows.length > 0;
 }
 
+/**
+ * Claims the approver's reminder for one run of the reminder job: true when it is not sent yet and nobody holds
+ * it, or its claim is older than `leaseMs` (the run that took it died before sending it, or before recording that
+ * it did). False when it was sent, or another run holds it now.
+ */
+export async function claimReminder(
+  q: Queryable,
+  orderId: string,
+  approver: string,
+  leaseMs: number,
+): Promise<boolean> {
+  const { rows } = await q.query(
+    `UPDATE approval_messages SET remind_claimed_at = now()
+     WHERE order_id = $1 AND approver = $2 AND reminded_at IS NULL
+       AND (remind_claimed_at IS NULL OR remind_claimed_at < now() - make_interval(secs => $3))
+     RETURNING approver`,
+    [orderId, approver, leaseMs / 1000],
+  );
+  return rows.length > 0;
+}
+
+/** Gives up a claim whose reminder Slack did not take, so the job's retry sends it at once. */
+export async function releaseReminder(q: Queryable, orderId: string, approver: string): Promise<void> {
+  await q.query(
+    `UPDATE approval_messages SET remind_claimed_at = NULL
+     WHERE order_id = $1 AND approver = $2 AND reminded_at IS NULL`,
+    [orderId, approver],
+  );
+}
+
+/** Records that Slack took the approver's reminder (after it was sent). */
 export const markApproverReminded = (q: Queryable, orderId: string, approver: string) =>
   markOnce(q, "reminded_at", orderId, approver);
-
-/** Undoes `markApproverReminded` when the reminder could not be sent. */
-export async function releaseReminder(q: Queryable, orderId: string, approver: string): Promise<void> {
-  await q.query("UPDATE approval_messages SET reminded_at = NULL WHERE order_id = $1 AND approver = $2", [
-    orderId,
-    approver,
-  ]);
-}
 
 export const markDecisionShown = (q: Queryable, orderId: string, approver: string) =>
   markOnce(q, "decided_shown_at", orderId, approver);

@@ -1,6 +1,11 @@
-/** Approval test helpers: the example customer file with an approval block, and reading approvers' DMs. */
+/**
+ * Approval test helpers: the example customer file with an approval block, reading approvers' DMs, rejecting and
+ * resubmitting as people do, and running a delayed approval job when it is due.
+ */
 import type { ApprovalRule } from "../../../src/config/approval-schema.ts";
 import type { CustomerConfig } from "../../../src/config/customer.ts";
+import type { JobInfo, QueueName } from "../../../src/jobs/index.ts";
+import type { Order } from "../../../src/orders/model/order.ts";
 import type { FakeMessage } from "../../../tools/fake-slack/index.ts";
 import { AGENT, exampleConfig, type Harness, HELPDESK, IT_LEADS, MANAGER, VALID_FORM } from "./harness.ts";
 
@@ -27,6 +32,89 @@ export function approvalDmFor(h: Harness, userId: string, ticket: string): FakeM
   return h.fake
     .dm(userId)
     .find((m) => m.threadTs === undefined && texts(m.versions.at(-1)?.blocks).includes(`*${ticket}*`));
+}
+
+/** Every top-level DM `userId` got for the order with this ticket, oldest first (one per approval round). */
+export function approvalDmsFor(h: Harness, userId: string, ticket: string): FakeMessage[] {
+  return h.fake
+    .dm(userId)
+    .filter((m) => m.threadTs === undefined && texts(m.versions[0]?.blocks).includes(`*${ticket}*`));
+}
+
+/** The reminders in the thread of an approver's DM. */
+export function remindersUnder(h: Harness, dm: FakeMessage | undefined): FakeMessage[] {
+  return dm ? h.fake.thread(dm.channel, dm.ts).filter((m) => m.text.includes("Reminder")) : [];
+}
+
+/** " on <!date^…>": when the order was decided, as Slack is asked to show it (in each reader's time zone). */
+export function decidedOn(order: Order): string {
+  const at = order.approval?.decidedAt;
+  if (!at) throw new Error(`order ${order.id} is not decided`);
+  return ` on <!date^${Math.floor(at.getTime() / 1000)}^{date_short_pretty} at {time}|${at.toISOString()}>`;
+}
+
+/** Waits until the job has run to the end (retries included) and returns it. */
+export async function jobDone(h: Harness, queue: QueueName, id: string): Promise<JobInfo> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const job = await h.jobs.getJob(queue, id);
+    if (job?.state === "completed") return job;
+    if (job?.state === "failed") throw new Error(`${queue} job ${id} failed: ${JSON.stringify(job.output)}`);
+    if (Date.now() > deadline) throw new Error(`${queue} job ${id} did not run (${job?.state})`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** `userId` rejects the order from their DM with `reason` (Reject, then the reason's modal). */
+export async function rejectInDm(h: Harness, userId: string, dm: FakeMessage, reason: string): Promise<void> {
+  const click = await clickApproval(h, userId, dm, "reject_order");
+  const modal = await h.user(userId).openedModal(click.triggerId);
+  const done = await h.user(userId).submit(modal.id, { reject_reason: reason });
+  if (done.outcome.outcome !== "closed")
+    throw new Error(`the rejection was refused: ${JSON.stringify(done)}`);
+}
+
+/**
+ * The requester uses Fix and resubmit on a rejected order's message (once it offers it) and submits the form as it
+ * is; resolves with the order waiting for approval again.
+ */
+export async function fixAndResubmit(h: Harness, rejected: Order): Promise<Order> {
+  await h.fake.waitFor(
+    () => {
+      const v = h.fake.message(HELPDESK, rejected.slackMessageTs!)?.versions.at(-1);
+      return v && texts(v.blocks).includes("fix_and_resubmit") ? v : undefined;
+    },
+    { what: "Fix and resubmit on the order's message" },
+  );
+  const click = await h.agent.clickInMessage({
+    channel: HELPDESK,
+    ts: rejected.slackMessageTs!,
+    actionId: "fix_and_resubmit",
+  });
+  const fix = await h.agent.openedModal(click.triggerId);
+  const resubmitted = await h.agent.submit(fix.id, {});
+  if (resubmitted.outcome.outcome !== "closed") {
+    throw new Error(`the resubmission was refused: ${JSON.stringify(resubmitted.outcome)}`);
+  }
+  return h.waitForOrder(
+    (o) => o.id === rejected.id && o.status === "awaiting_approval",
+    "the resubmitted order waiting for approval",
+  );
+}
+
+/**
+ * A delayed job (a reminder, an expiry) reaches its due time: the queue, which runs jobs by the database's clock,
+ * is told it is due now, and the test waits until the job ran (retries included) and returns it. The job, its
+ * payload and its handler are the real ones; only the wait for its `startAfter` is skipped.
+ */
+export async function runWhenDue(h: Harness, queue: QueueName, id: string): Promise<JobInfo> {
+  const { rows } = await h.store.query(
+    `UPDATE ${h.jobs.schema}.job SET start_after = now() - interval '1 second'
+     WHERE name = $1 AND id = $2 AND state = 'created' RETURNING id`,
+    [queue, id],
+  );
+  if (rows.length !== 1) throw new Error(`no ${queue} job ${id} waiting for its time`);
+  return jobDone(h, queue, id);
 }
 
 /** `/order` in #helpdesk, the modal filled with a valid form for `ticket` (plus `changes`), submitted. */
