@@ -7,8 +7,10 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpServer, startHttpServer } from "../../src/http/server.ts";
+import { QUEUES } from "../../src/jobs/queues.ts";
 import type { Order } from "../../src/orders/model/order.ts";
 import { postUnsentAlerts } from "../../src/orders/operations/report.ts";
+import { postUpdateJobId } from "../../src/orders/updates/enqueue.ts";
 import { generateTestKey } from "../../src/sandbox/keys.ts";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
 import { getAttention, listOpenAttention, openAttention } from "../../src/store/repositories/attention.ts";
@@ -250,6 +252,16 @@ describe.each(TRANSPORTS)("operator actions over %s", (transport) => {
       await deliver(webhookUrl, second);
       await deliver(webhookUrl, first);
       const alert = await alertWith(order.externalDocumentNumber, "attention_retry_posting");
+      expect(replies(order)).toHaveLength(0);
+      // Each event has a posting job of its own; one that had not run yet when the alert went out would post both
+      // updates by itself once the channel is back, and the click would rightly find nothing to retry.
+      const events = await listEventsForOrder(h.store, order.id);
+      expect(events).toHaveLength(2);
+      await until(
+        () => Promise.all(events.map((e) => h.jobs.getJob(QUEUES.postUpdate, postUpdateJobId(e.id)))),
+        (jobs) => jobs.every((j) => j === null || j.state === "failed" || j.state === "completed"),
+        "OPS-2's posting jobs done with the archived channel",
+      );
       expect(replies(order)).toHaveLength(0);
 
       h.fake.setArchived(HELPDESK, false);
