@@ -1,3 +1,11 @@
+/**
+ * The Slack side of the app assembled piece by piece for the Slack and workflow tests (test/slack/support/
+ * harness.ts, test/workflow/support/harness.ts). Not `startWorld` (tools/world.ts), which starts the whole app
+ * as main.ts does: these tests inject what the whole app keeps to itself (the clock, the supplier's URL, often a
+ * scripted stub, job policies with retries in seconds, which queues are worked) and read the store directly;
+ * everything between the parts still goes over the real wire (signed requests or Socket Mode, the fake Slack Web
+ * API, HTTP to the supplier).
+ */
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
