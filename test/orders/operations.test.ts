@@ -36,7 +36,8 @@ describe.each(TEST_BACKENDS)("operator actions on %s", (backend) => {
     await jobs?.stop({ graceMs: 500 });
   });
 
-  async function failedOrder(how: "failed" | "rejected" = "failed") {
+  /** A new order being placed; returns its id and document number. */
+  async function placingOrder(): Promise<{ id: string; edn: string }> {
     const id = randomUUID();
     const edn = `OPS-${id.slice(0, 8)}`;
     await insertOrder(store, {
@@ -48,6 +49,11 @@ describe.each(TEST_BACKENDS)("operator actions on %s", (backend) => {
       status: "placing",
       request: validOrder({ externalDocumentNumber: edn }),
     });
+    return { id, edn };
+  }
+
+  async function failedOrder(how: "failed" | "rejected" = "failed") {
+    const { id, edn } = await placingOrder();
     if (how === "failed") {
       await markFailed(store, id, {
         kind: "failed",
@@ -68,17 +74,7 @@ describe.each(TEST_BACKENDS)("operator actions on %s", (backend) => {
 
   /** An order with this correlation id (null: placed by an attempt whose answer was lost). */
   async function orderWith(correlationId: string | null) {
-    const id = randomUUID();
-    const edn = `OPS-${id.slice(0, 8)}`;
-    await insertOrder(store, {
-      id,
-      profile: "default",
-      externalDocumentNumber: edn,
-      requestedBy: "U0AGENT01",
-      source: "command",
-      status: "placing",
-      request: validOrder({ externalDocumentNumber: edn }),
-    });
+    const { id, edn } = await placingOrder();
     await markPlaced(store, id, { correlationId, placedEarlier: correlationId === null });
     return { orderId: id, edn };
   }
