@@ -5,9 +5,10 @@
 import { webApi } from "@slack/bolt";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type FakeSlack, startFakeSlack } from "../../tools/fake-slack/index.ts";
+import { fakeSlackToken } from "../../tools/fake-tokens.ts";
 import { quietSlackLogger } from "../helpers/quiet-slack-logger.ts";
 
-const TOKEN = "xoxb-files-test";
+const TOKEN = fakeSlackToken("xoxb", "files-test");
 let fake: FakeSlack;
 
 beforeAll(async () => {
