@@ -61,6 +61,17 @@ function alertWith(needle: string, actionId: string): Promise<FakeMessage> {
   );
 }
 
+/** The admin clicks Attach to order… on the alert; returns the modal Slack opened for them. */
+async function openAttachModal(alert: FakeMessage) {
+  const admin = h.user(ADMIN_USER);
+  const click = await admin.clickInMessage({
+    channel: ADMIN,
+    ts: alert.ts,
+    actionId: "attention_attach_orphans",
+  });
+  return { admin, modal: await admin.openedModal(click.triggerId) };
+}
+
 function buttonValue(message: FakeMessage, actionId: string): string {
   const blocks = latest(message)?.blocks as { elements?: { action_id?: string; value?: string }[] }[];
   for (const block of blocks) {
@@ -319,13 +330,7 @@ describe.each(TRANSPORTS)("operator actions over %s", (transport) => {
       await answered("Only Order Desk admins", 1, mark);
       expect(h.fake.views({ openedWithTrigger: refused.triggerId })).toHaveLength(0);
 
-      const admin = h.user(ADMIN_USER);
-      const click = await admin.clickInMessage({
-        channel: ADMIN,
-        ts: alert.ts,
-        actionId: "attention_attach_orphans",
-      });
-      const modal = await admin.openedModal(click.triggerId);
+      const { admin, modal } = await openAttachModal(alert);
       const wrong = await admin.submit(modal.id, { attach_order_number: "NO-SUCH-ORDER" });
       expect(wrong.outcome).toMatchObject({ outcome: "errors" });
       expect(json(wrong.response.body)).toContain("No order has the number NO-SUCH-ORDER");
@@ -370,13 +375,7 @@ describe.each(TRANSPORTS)("operator actions over %s", (transport) => {
       await runOrphanSweep();
       const alert = await alertWith(unknown, "attention_attach_orphans");
 
-      const admin = h.user(ADMIN_USER);
-      const click = await admin.clickInMessage({
-        channel: ADMIN,
-        ts: alert.ts,
-        actionId: "attention_attach_orphans",
-      });
-      const modal = await admin.openedModal(click.triggerId);
+      const { admin, modal } = await openAttachModal(alert);
       const right = await admin.submit(modal.id, { attach_order_number: order.externalDocumentNumber });
       expect(right.outcome.outcome).toBe("closed");
       await h.fake.waitFor(() => (replies(order).length >= 2 ? replies(order) : undefined), {
@@ -574,12 +573,7 @@ describe.each(TRANSPORTS)("operator actions over %s", (transport) => {
       });
       await answered("does not offer that action", 1, mark);
       // The attach modal an admin opened, submitted by someone else (a forged view_submission): refused.
-      const opened = await admin.clickInMessage({
-        channel: ADMIN,
-        ts: alert.ts,
-        actionId: "attention_attach_orphans",
-      });
-      const modal = await admin.openedModal(opened.triggerId);
+      const { modal } = await openAttachModal(alert);
       h.fake.fillView(modal.id, { attach_order_number: order.externalDocumentNumber });
       const forgedSubmit = await h.requests.viewSubmission({
         userId: OUTSIDER,
