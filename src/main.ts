@@ -31,8 +31,11 @@ import * as functions from "./slack/listeners/functions/index.ts";
 import { checkBotToken, createSlackChat, createSlackWorkflowFunctions } from "./slack/outbound/index.ts";
 import { openStore, type Store } from "./store/db.ts";
 import { SupplierClient } from "./supplier/client.ts";
+import { compileEventMapping } from "./supplier/event-mapping.ts";
+import { webhookSecretProblems } from "./supplier/webhook-signing.ts";
 import { attachOrphanEvents, createOrphanSweeper } from "./webhooks/orphans.ts";
 import { webhookRoute } from "./webhooks/receiver.ts";
+import { workReprocess } from "./webhooks/reprocess-job.ts";
 
 export interface OrderDesk {
   readonly config: Config;
@@ -63,6 +66,12 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
   const production = config.env === "production";
   const metrics = createMetrics({ defaultMetrics: options.defaultMetrics ?? true });
   const customer = createCustomer(await loadCustomerConfig(config.customerConfigPath));
+  const { signing, mapping } = customer.config.supplierEvents;
+  // The secrets' form depends on the scheme the customer file names (secrets read from Secrets Manager are
+  // checked when read).
+  const secretProblems = webhookSecretProblems(signing, config.webhooks.secrets);
+  if (secretProblems.length > 0) throw new ConfigError(secretProblems.map((p) => `WEBHOOK_SECRETS: ${p}`));
+  const eventMapper = compileEventMapping(mapping);
 
   const cleanups: Array<() => Promise<void> | void> = [];
   const stopAll = async () => {
@@ -239,6 +248,15 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       logger,
     });
 
+    workReprocess(jobs, {
+      store,
+      jobs,
+      mapper: eventMapper,
+      settleMs: config.webhooks.settleMs,
+      alerts: slack.context.operators.alerts,
+      logger,
+    });
+
     const sweeper = createOrphanSweeper({
       ...orphanDeps,
       orphanAfterMs: config.webhooks.orphanAfterMs,
@@ -298,6 +316,9 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
           store,
           jobs,
           getSecrets: webhookSecrets,
+          signing,
+          mapper: eventMapper,
+          alerts: slack.context.operators.alerts,
           toleranceSeconds: config.webhooks.toleranceSeconds,
           settleMs: config.webhooks.settleMs,
           metrics,

@@ -4,9 +4,11 @@
  * start-up; unknown keys are errors so a typo ("allowedUser:") never silently opens or closes ordering.
  * Documented in docs/configuration.md.
  */
+
 import { z } from "zod";
 import { DEFAULT_ORDER_TYPE } from "../supplier/schema.ts";
 import { approvalReferenceIssues, approvalSchema } from "./approval-schema.ts";
+import { supplierEventsSchema } from "./supplier-events.ts";
 
 /** Jira-style keys (`ABC-123`) and bare numbers (`#123`). */
 export const DEFAULT_TICKET_ID_PATTERN = "^(?:[A-Z][A-Z0-9_]{0,19}-[1-9][0-9]{0,9}|#[1-9][0-9]{0,9})$";
@@ -161,6 +163,8 @@ export const customerConfigSchema = z
     catalog: z.array(catalogItemSchema).min(1, { error: "must list at least one item" }),
     bundles: z.array(bundleSchema).default([]),
     profiles: z.array(profileSchema).min(1, { error: "must define at least one profile" }),
+    /** How the supplier signs its events and how to read them (supplier-events.ts); absent: our own contract. */
+    supplierEvents: supplierEventsSchema,
   })
   .superRefine((config, ctx) => {
     const items = new Set<string>();

@@ -2,7 +2,9 @@
  * Loads the customer file once at start-up and fails listing every problem with its path
  * (`profiles[1].invoice.id: must not be empty`), so one edit fixes them all.
  */
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import { parseDocument } from "yaml";
 import type { z } from "zod";
 import { type CustomerConfig, customerConfigSchema } from "./customer-schema.ts";
@@ -45,8 +47,45 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return `${path}: ${issue.message}`;
 }
 
-/** Parses and validates the YAML text; `source` names the file in messages. */
-export function parseCustomerConfig(text: string, source = "order-desk.config.yml"): CustomerConfig {
+/**
+ * `supplierEvents: { file: NAME }`: the block is read from that file (YAML or JSON), so a mapping worked out with
+ * the supplier can be kept and replaced on its own. Returns the file's problems, if any.
+ */
+function includeSupplierEvents(config: unknown, readNamed: ((name: string) => string) | undefined): string[] {
+  const block = (config as { supplierEvents?: unknown } | null)?.supplierEvents;
+  if (block === null || typeof block !== "object" || !("file" in block)) return [];
+  const { file, ...rest } = block as { file: unknown };
+  if (typeof file !== "string" || file.trim() === "") return ["supplierEvents.file: must name a file"];
+  if (Object.keys(rest).length > 0) {
+    return [
+      `supplierEvents: with file, keep every other key (${Object.keys(rest).join(", ")}) in ${file} instead`,
+    ];
+  }
+  if (!readNamed) return [`supplierEvents.file: ${file} cannot be read from here (no file system)`];
+  let text: string;
+  try {
+    text = readNamed(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return [`supplierEvents.file: ${file} cannot be read (${code === "ENOENT" ? "no such file" : code})`];
+  }
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    return doc.errors.map((e) => `supplierEvents.file: ${file}: ${e.message.split("\n")[0]}`);
+  }
+  (config as { supplierEvents: unknown }).supplierEvents = doc.toJS() ?? {};
+  return [];
+}
+
+/**
+ * Parses and validates the YAML text; `source` names the file in messages. `readNamed` reads a file the text
+ * names (`supplierEvents.file`), relative to it.
+ */
+export function parseCustomerConfig(
+  text: string,
+  source = "order-desk.config.yml",
+  readNamed?: (name: string) => string,
+): CustomerConfig {
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     throw new CustomerConfigError(
@@ -54,8 +93,11 @@ export function parseCustomerConfig(text: string, source = "order-desk.config.ym
       doc.errors.map((e) => `YAML: ${e.message.split("\n")[0]}`),
     );
   }
+  const config = doc.toJS();
+  const included = includeSupplierEvents(config, readNamed);
+  if (included.length > 0) throw new CustomerConfigError(source, included);
   // With the input on each issue, a value of the wrong type ("yes" for a boolean) is told apart from a missing one.
-  const parsed = customerConfigSchema.safeParse(doc.toJS(), { reportInput: true });
+  const parsed = customerConfigSchema.safeParse(config, { reportInput: true });
   if (!parsed.success) throw new CustomerConfigError(source, parsed.error.issues.map(describeIssue));
   return parsed.data;
 }
@@ -76,5 +118,5 @@ export async function loadCustomerConfig(path: string): Promise<CustomerConfig> 
       { cause: error },
     );
   }
-  return parseCustomerConfig(text, path);
+  return parseCustomerConfig(text, path, (name) => readFileSync(resolve(dirname(path), name), "utf8"));
 }

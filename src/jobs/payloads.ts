@@ -35,6 +35,13 @@ export const JOB_PAYLOADS = {
   "approval-reminder": z.object({ orderId, round: approvalRound }),
   /** The approval request expires, if the order still waits in the same round. */
   "approval-expiry": z.object({ orderId, round: approvalRound }),
+  /** Read the unreadable deliveries of one shape again with the mapping in force (an admin's Reprocess). */
+  "reprocess-events": z.object({
+    shapeKey: z.string().min(1),
+    /** The alert's attention item, and the admin who clicked. */
+    itemId: z.string().min(1),
+    by: z.string().min(1),
+  }),
 } as const satisfies Record<QueueName, z.ZodType>;
 
 export type JobData<Q extends QueueName> = z.infer<(typeof JOB_PAYLOADS)[Q]>;

@@ -11,6 +11,8 @@
  *   `RetryLaterError(retryAfterMs)` and the job is re-scheduled without using up an attempt).
  * - approval-*: the approval's Slack side (DMs, the decision shown, the reminder) and its expiry
  *   (src/orders/approvals/jobs.ts), one job per order each, with deterministic ids.
+ * - reprocess-events: an admin's Reprocess on an alert about unreadable deliveries (src/webhooks/reprocess.ts);
+ *   a run is safe to repeat (every event is deduplicated), so a retry after a crash adds nothing.
  * `expireInSeconds` bounds one run: a handler still running then is aborted (its `signal` fires) and the job
  * is retried; on PostgreSQL it is also how a job held by a replica that died is found and retried.
  */
@@ -23,6 +25,7 @@ export const QUEUES = {
   approvalDecision: "approval-decision",
   approvalReminder: "approval-reminder",
   approvalExpiry: "approval-expiry",
+  reprocessEvents: "reprocess-events",
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -48,6 +51,7 @@ export const DEFAULT_POLICIES: Readonly<Record<QueueName, QueuePolicy>> = {
   "approval-decision": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
   "approval-reminder": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
   "approval-expiry": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
+  "reprocess-events": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 600 },
 };
 
 export function isQueueName(value: string): value is QueueName {

@@ -23,6 +23,10 @@
  * One more way to find the order: an order placed by an earlier attempt whose answer we never saw (timeout,
  * then DUPLICATE_ORDER on the retry) has no correlation id. When the event names an `externalDocumentNumber`
  * and exactly one such order has it, the event tells us the correlation id and we adopt it.
+ *
+ * A supplier whose events name only the document number (the mapping has no correlation id path): the event is
+ * matched to the one order with that number that reached the supplier, and kept under the key `edn:<number>`
+ * (match-key.ts) in place of a correlation id, so an event of no known order is an orphan like any other.
  */
 import type { Jobs, ManyJob } from "../jobs/jobs.ts";
 import type { PostUpdateJobData } from "../jobs/payloads.ts";
@@ -34,7 +38,9 @@ import { GroupCommit } from "../store/group-commit.ts";
 import { attachOrphans, insertEventsIfNew } from "../store/repositories/events.ts";
 import { findOrderIdByCorrelationId } from "../store/repositories/order-aliases.ts";
 import { findOrdersByExternalDocumentNumber, setCorrelationId } from "../store/repositories/orders.ts";
+import type { DeliveryInfo } from "../store/repositories/unreadable.ts";
 import type { SupplierEvent } from "../supplier/events.ts";
+import { matchKeyOf } from "./match-key.ts";
 import { attachOrphanEvents } from "./orphans.ts";
 
 export interface IngestDeps {
@@ -51,8 +57,15 @@ export type IngestResult =
   | { duplicate: true; orderId: string | null }
   | { duplicate: false; orderId: string | null; adopted: boolean };
 
+/** A verified delivery the mapping could read: the event in our format, and the delivery as it came. */
+export interface ReadableDelivery {
+  event: SupplierEvent;
+  rawBody: Buffer;
+  delivery: DeliveryInfo;
+}
+
 export interface Ingester {
-  ingest(event: SupplierEvent, payload: object): Promise<IngestResult>;
+  ingest(input: ReadableDelivery): Promise<IngestResult>;
 }
 
 async function adoptByDocumentNumber(
@@ -72,10 +85,18 @@ async function adoptByDocumentNumber(
 
 const MAX_TRACKED = 50_000;
 
+/** The one order that has this document number and reached the supplier, or null. */
+async function orderOfDocumentNumber(tx: Queryable, externalDocumentNumber: string): Promise<string | null> {
+  const candidates = (await findOrdersByExternalDocumentNumber(tx, externalDocumentNumber)).filter(
+    (o) => !neverReachedSupplier(o.failure),
+  );
+  return candidates.length === 1 ? (candidates[0]?.id ?? null) : null;
+}
+
 /** An event on its way into a batch, with what was decided before the batch was written. */
-interface Pending {
-  event: SupplierEvent;
-  payload: object;
+interface Pending extends ReadableDelivery {
+  /** The correlation id, or `edn:<number>` for an event without one. */
+  key: string;
   /** A waiting job of this process will post it: no job of its own. */
   covered: boolean;
   startsAt: number;
@@ -114,16 +135,24 @@ export function createIngester(deps: IngestDeps): Ingester {
       // A redelivery racing its first delivery into the same batch: the first one is written.
       const first = new Map<string, Pending>();
       for (const p of batch) if (!first.has(p.event.id)) first.set(p.event.id, p);
-      const stored = await insertEventsIfNew(
-        tx,
-        [...first.values()].map(({ event, payload }) => ({
+      const rows = [];
+      for (const { event, key, rawBody, delivery } of first.values()) {
+        const byNumber =
+          event.correlationId === undefined && event.externalDocumentNumber !== undefined
+            ? await orderOfDocumentNumber(tx, event.externalDocumentNumber)
+            : null;
+        rows.push({
           id: event.id,
-          correlationId: event.correlationId,
+          correlationId: key,
           type: event.type,
           occurredAt: event.occurredAt,
-          payload,
-        })),
-      );
+          payload: event,
+          rawBody,
+          delivery,
+          orderId: byNumber,
+        });
+      }
+      const stored = await insertEventsIfNew(tx, rows);
       const written = new Map<string, Written>();
       const jobs: ManyJob<PostUpdateJobData>[] = [];
       for (const p of first.values()) {
@@ -134,7 +163,7 @@ export function createIngester(deps: IngestDeps): Ingester {
         }
         let orderId = s.orderId;
         let adopted = false;
-        if (orderId === null && p.event.externalDocumentNumber) {
+        if (orderId === null && p.event.externalDocumentNumber && p.event.correlationId !== undefined) {
           orderId = await adoptByDocumentNumber(tx, p.event.correlationId, p.event.externalDocumentNumber);
           adopted = orderId !== null;
         }
@@ -157,14 +186,16 @@ export function createIngester(deps: IngestDeps): Ingester {
   });
 
   return {
-    async ingest(event, payload) {
-      const covered = coveredOrder(event.correlationId) !== null;
+    async ingest(input) {
+      const { event } = input;
+      const key = matchKeyOf(event);
+      const covered = coveredOrder(key) !== null;
       const startsAt = now() + settleMs;
-      const result = await group.submit({ event, payload, covered, startsAt });
+      const result = await group.submit({ ...input, key, covered, startsAt });
       if (result.duplicate) return result;
       if (covered) {
         // Re-checked after the commit: if the waiting job's start came too close meanwhile, enqueue our own.
-        if (result.orderId !== null && coveredOrder(event.correlationId) !== result.orderId) {
+        if (result.orderId !== null && coveredOrder(key) !== result.orderId) {
           await enqueuePostUpdate(
             deps.jobs,
             { orderId: result.orderId, eventId: event.id },
@@ -172,19 +203,15 @@ export function createIngester(deps: IngestDeps): Ingester {
           );
         }
       } else if (result.orderId !== null && settleMs > margin) {
-        remember(event.correlationId, result.orderId, startsAt);
+        remember(key, result.orderId, startsAt);
       }
       if (result.orderId === null) {
         // The placement (or an admin's attach) may have committed while this event's INSERT was in flight (it
         // saw no order, and the placement's attach saw no event yet): look again now that both are committed,
         // rather than leaving the event to the periodic sweep.
-        const orderId = await findOrderIdByCorrelationId(deps.store, event.correlationId);
+        const orderId = await findOrderIdByCorrelationId(deps.store, key);
         if (orderId !== null) {
-          await attachOrphanEvents(
-            { store: deps.store, jobs: deps.jobs, settleMs, now },
-            orderId,
-            event.correlationId,
-          );
+          await attachOrphanEvents({ store: deps.store, jobs: deps.jobs, settleMs, now }, orderId, key);
           return { ...result, orderId };
         }
       }

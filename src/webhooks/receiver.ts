@@ -1,19 +1,24 @@
 /**
- * `POST /webhooks/supplier`: the supplier's events in, each stored once before the 2xx.
+ * `POST /webhooks/supplier`: the supplier's deliveries in. Once a delivery's signature verifies, it is kept before
+ * the supplier gets its 2xx, whether or not we can read it: nothing authentic is ever lost.
  *
  * Order of checks, cheapest and least trusting first:
- *   size (413) → content type (415) → signature headers present (401, before the body is read) → raw body
- *   read with a cap (413) → the webhook secrets (503 + Retry-After when they cannot be read) → Standard Webhooks
- *   signature and timestamp on the raw bytes (401 / 400) — nothing is parsed before this — → JSON (400) → event schema (400) → body `id` equals `webhook-id` (400) →
- *   store + enqueue in one transaction (200, 202 for an event whose order is not known yet, 200
- *   `duplicate: true` for a redelivery; 503 + Retry-After when the database cannot be reached, so the supplier
- *   retries).
+ *   size (413) → the signing scheme's headers present (401, before the body is read) → raw body read with a cap
+ *   (413) → the webhook secrets (503 + Retry-After when they cannot be read) → the configured scheme's signature and
+ *   timestamp on the raw bytes (401 / 400) — nothing is parsed before this — → nesting limit (400, never stored) →
+ *   JSON and the configured mapping (customer file, `supplierEvents`) →
+ *   - readable: stored + enqueued in one transaction (200, 202 for an event whose order is not known yet, 200
+ *     `duplicate: true` for a redelivery);
+ *   - unreadable (not JSON, or the mapping cannot find what an event needs): kept as unreadable with the reason
+ *     (202 `readable: false`), the admins told once per shape of body (unreadable.ts);
+ *   503 + Retry-After when the database cannot be reached, so the supplier retries.
  * A signature that matches none of the secrets in hand is checked once more against secrets read again
  * (`getSecrets({ refresh: true })`, which the Secrets Manager source rate-limits), so a rotation that retired
  * the old secret does not turn deliveries into 401s until the cache expires.
  * Every answer is JSON saying what happened. A refusal logs and repeats a caller's header only cut short
  * (`clip`): those headers are chosen by whoever calls, credentials or not.
  */
+import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Logger, pino } from "pino";
 import { sendError, sendJson } from "../http/json.ts";
@@ -21,18 +26,28 @@ import type { Route, RouteContext } from "../http/server.ts";
 import { clip } from "../http/untrusted.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import type { Metrics } from "../metrics.ts";
+import type { AttentionAlerts } from "../orders/operations/report.ts";
 import type { Store } from "../store/db.ts";
-import { InvalidSupplierEventError } from "../supplier/errors.ts";
-import { parseSupplierEvent } from "../supplier/events.ts";
-import { MAX_BODY_BYTES } from "../supplier/schema.ts";
+import type { DeliveryInfo } from "../store/repositories/unreadable.ts";
 import {
-  InvalidWebhookSecretError,
-  verifyWebhook,
-  WebhookVerificationError,
-} from "../supplier/webhook-signature.ts";
+  compileEventMapping,
+  DEFAULT_EVENT_MAPPING,
+  describeShape,
+  type EventMapper,
+} from "../supplier/event-mapping.ts";
+import { SHIPPING_UPDATED, STATUS_CHANGED } from "../supplier/events.ts";
+import { MAX_BODY_BYTES } from "../supplier/schema.ts";
+import { InvalidWebhookSecretError, WebhookVerificationError } from "../supplier/webhook-signature.ts";
+import {
+  STANDARD_WEBHOOKS_SIGNING,
+  signatureHeadersOf,
+  verifyDelivery,
+  type WebhookSigning,
+} from "../supplier/webhook-signing.ts";
 import { checkDeclaredLength, readRawBody } from "./body.ts";
 import { WebhookRejectedError } from "./errors.ts";
 import { createIngester, type IngestResult } from "./ingest.ts";
+import { keepUnreadable, postOpenedAlert, type Unreadable } from "./unreadable.ts";
 
 export const WEBHOOK_PATH = "/webhooks/supplier";
 
@@ -49,7 +64,13 @@ export interface WebhookReceiverOptions {
   store: Store;
   jobs: Pick<Jobs, "send" | "sendMany">;
   getSecrets: GetWebhookSecrets;
-  /** Accepted distance between `webhook-timestamp` and our clock (default 300 s, both ways). */
+  /** How the supplier signs its deliveries (customer file, `supplierEvents.signing`; default Standard Webhooks). */
+  signing?: WebhookSigning;
+  /** Reads the supplier's body as our event (customer file, `supplierEvents`; default our own format). */
+  mapper?: EventMapper;
+  /** Posts the admin alert of a new shape of unreadable body (Slack); without it the alert waits for the next pass. */
+  alerts?: AttentionAlerts;
+  /** Accepted distance between the signed timestamp and our clock (default 300 s, both ways). */
   toleranceSeconds?: number;
   /** Delay before an event is posted, so reordered deliveries are sorted first (default 0). */
   settleMs?: number;
@@ -59,25 +80,27 @@ export interface WebhookReceiverOptions {
   retryAfterSeconds?: number;
   /** Millisecond clock (default Date.now). */
   now?: () => number;
+  newId?: () => string;
   metrics?: Pick<Metrics, "webhookEvents" | "webhookDuplicates" | "webhookRejected">;
   logger?: Logger;
 }
 
-const SIGNATURE_HEADERS = ["webhook-id", "webhook-timestamp", "webhook-signature"] as const;
-
-function missingHeaders(): WebhookRejectedError {
+function missingHeaders(names: readonly string[]): WebhookRejectedError {
   return new WebhookRejectedError(
     "missing_headers",
-    "The request lacks the webhook-id, webhook-timestamp or webhook-signature header: it was not sent by a Standard Webhooks sender.",
+    `The request lacks a signature header (${names.join(", ")}): only signed deliveries are accepted.`,
   );
 }
 
-const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
-
-function isJsonContentType(header: string | undefined): boolean {
-  const type = header?.split(";")[0]?.trim();
-  return type !== undefined && JSON_TYPE.test(type);
+/** A body's keys may hold characters the database will not keep in text (NUL): shown as "?" in the shape. */
+function storableShape<T extends { fields: ReadonlyArray<{ path: string; type: string }> }>(shape: T): T {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is replaced
+  const clean = (text: string) => text.replace(/[\u0000-\u001f\u007f]/g, "?");
+  return { ...shape, fields: shape.fields.map((f) => ({ path: clean(f.path), type: f.type })) };
 }
+
+/** Our own event types (a metric label each); a type the mapping left as the supplier named it counts as other. */
+const KNOWN_TYPES: ReadonlySet<string> = new Set([STATUS_CHANGED, SHIPPING_UPDATED]);
 
 /** SQLSTATE classes that mean "this value cannot be stored" (not "the database is unreachable"). */
 function isDataError(error: unknown): boolean {
@@ -112,6 +135,9 @@ export function createWebhookHandler(options: WebhookReceiverOptions) {
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const toleranceSeconds = options.toleranceSeconds ?? 300;
   const retryAfterSeconds = options.retryAfterSeconds ?? 5;
+  const signing = options.signing ?? STANDARD_WEBHOOKS_SIGNING;
+  const mapper = options.mapper ?? compileEventMapping(DEFAULT_EVENT_MAPPING);
+  const requiredHeaders = signatureHeadersOf(signing);
   const ingester = createIngester({
     store: options.store,
     jobs: options.jobs,
@@ -140,17 +166,14 @@ export function createWebhookHandler(options: WebhookReceiverOptions) {
     return secrets;
   }
 
-  /** Checks the raw bytes' signature and timestamp; throws the refusal to answer. */
-  function verify(
-    req: IncomingMessage,
-    raw: Buffer,
-    secrets: readonly string[],
-  ): { id: string; timestamp: number } {
+  /** Checks the raw bytes' signature and timestamp under the configured scheme; throws the refusal to answer. */
+  function verify(req: IncomingMessage, raw: Buffer, secrets: readonly string[]) {
     try {
-      return verifyWebhook({
+      return verifyDelivery({
+        signing,
         headers: req.headers,
         rawBody: raw,
-        secrets: [...secrets],
+        secrets,
         nowSeconds: Math.floor(now() / 1000),
         toleranceSeconds,
       });
@@ -185,19 +208,75 @@ export function createWebhookHandler(options: WebhookReceiverOptions) {
     return same || fresh.length === 0 ? null : fresh;
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, logger: Logger): Promise<void> {
-    checkDeclaredLength(req, limit);
-    if (!isJsonContentType(req.headers["content-type"])) {
-      throw new WebhookRejectedError(
-        "unsupported_media_type",
-        `Send the event as JSON (content-type: application/json), not ${clip(req.headers["content-type"]) ?? "no content-type"}.`,
+  /** The stored answer to a write the database refused or could not take. */
+  function storeFailure(error: unknown): WebhookRejectedError {
+    return new WebhookRejectedError(
+      "store_unavailable",
+      "The delivery could not be stored right now; retry later.",
+      {
+        cause: error,
+        retryAfterSeconds,
+      },
+    );
+  }
+
+  async function keep(
+    res: ServerResponse,
+    logger: Logger,
+    raw: Buffer,
+    delivery: DeliveryInfo,
+    json: unknown,
+    unreadable: Unreadable,
+    bodyHash: string,
+  ): Promise<void> {
+    const shape =
+      json === undefined ? { key: "not-json", fields: [], more: 0 } : storableShape(describeShape(json));
+    let kept: Awaited<ReturnType<typeof keepUnreadable>>;
+    try {
+      kept = await keepUnreadable(
+        { store: options.store, ...(options.newId && { newId: options.newId }) },
+        { ...unreadable, bodyHash, body: raw, delivery, shape, receivedAt: new Date(now()) },
+      );
+    } catch (error) {
+      throw storeFailure(error);
+    }
+    const id = unreadable.eventId ?? null;
+    if (kept.duplicate) {
+      options.metrics?.webhookDuplicates.inc();
+      sendJson(res, 200, { ok: true, id, duplicate: true, readable: false });
+      return;
+    }
+    options.metrics?.webhookEvents.inc({ type: "unreadable" });
+    logger.warn(
+      { eventId: id, shape: shape.key, field: unreadable.field, reason: unreadable.reason },
+      "kept a signed delivery the supplierEvents mapping cannot read",
+    );
+    sendJson(res, 202, {
+      ok: true,
+      id,
+      duplicate: false,
+      readable: false,
+      note: `Kept, but not readable as an event: ${unreadable.reason}`,
+    });
+    const opened = kept.opened;
+    if (opened && options.alerts) {
+      // After the answer: the supplier does not wait on Slack. A failed post goes out with the unsent alerts.
+      postOpenedAlert({ store: options.store, alerts: options.alerts }, opened).catch((error: unknown) =>
+        logger.warn(
+          { err: error, itemId: opened.id },
+          "admin alert about unreadable deliveries not posted yet",
+        ),
       );
     }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, logger: Logger): Promise<void> {
+    checkDeclaredLength(req, limit);
     // Unsigned: refused before the body is read (Node discards it), the cheapest refusal there is.
-    if (SIGNATURE_HEADERS.some((name) => !req.headers[name])) throw missingHeaders();
+    if (requiredHeaders.some((name) => !req.headers[name])) throw missingHeaders(requiredHeaders);
     const raw = await readRawBody(req, limit);
     const secrets = await loadSecrets();
-    let verified: { id: string; timestamp: number };
+    let verified: ReturnType<typeof verify>;
     try {
       verified = verify(req, raw, secrets);
     } catch (error) {
@@ -206,82 +285,81 @@ export function createWebhookHandler(options: WebhookReceiverOptions) {
       if (!fresh) throw error;
       verified = verify(req, raw, fresh);
       logger.info(
-        { webhookId: verified.id, secrets: fresh.length },
+        { deliveryId: verified.deliveryId, secrets: fresh.length },
         "webhook verified with the webhook secrets read again after a mismatch (they were rotated)",
       );
     }
+    const delivery: DeliveryInfo = {
+      scheme: signing.scheme,
+      ...(verified.deliveryId !== undefined && { deliveryId: clip(verified.deliveryId, 200) as string }),
+      ...(verified.timestamp !== undefined && { timestamp: verified.timestamp }),
+      ...(req.headers["content-type"] && { contentType: clip(req.headers["content-type"], 100) as string }),
+    };
+    const bodyHash = createHash("sha256").update(raw).digest("hex");
 
     let json: unknown;
     try {
       json = JSON.parse(raw.toString("utf8"));
     } catch {
-      throw new WebhookRejectedError("invalid_json", "The body is not valid JSON.");
+      return keep(res, logger, raw, delivery, undefined, { reason: "The body is not valid JSON." }, bodyHash);
     }
+    // A limit, not a reading problem: a body this deep is refused and never stored.
     if (nestingDepth(json, MAX_NESTING) > MAX_NESTING) {
       throw new WebhookRejectedError(
         "invalid_event",
         `The body nests deeper than ${MAX_NESTING} levels; supplier events are shallow objects.`,
       );
     }
-    let parsed: ReturnType<typeof parseSupplierEvent>;
-    try {
-      parsed = parseSupplierEvent(json);
-    } catch (error) {
-      if (error instanceof InvalidSupplierEventError) {
-        throw new WebhookRejectedError(
-          "invalid_event",
-          "The body is not a supplier event: it needs id, type, occurredAt (ISO 8601), correlationId (UUID) " +
-            "and data (object). See details.",
-          { cause: error, details: error.issues },
-        );
-      }
-      throw error;
-    }
-    const event = parsed.event;
-    if (event.id !== verified.id) {
-      throw new WebhookRejectedError(
-        "id_mismatch",
-        "The body's id differs from the webhook-id header; both must name the same event.",
+    const mapped = mapper.map(json, { bodyHash });
+    if (!mapped.ok) {
+      const { reason, field, id } = mapped;
+      return keep(
+        res,
+        logger,
+        raw,
+        delivery,
+        json,
+        { reason, ...(field !== undefined && { field }), ...(id !== undefined && { eventId: id }) },
+        bodyHash,
       );
     }
+    const event = mapped.event;
 
     let result: IngestResult;
     try {
-      result = await ingester.ingest(event, json as object);
+      result = await ingester.ingest({ event, rawBody: raw, delivery });
     } catch (error) {
       if (isDataError(error)) {
-        throw new WebhookRejectedError(
-          "invalid_event",
-          "The event cannot be stored as sent (e.g. a NUL character).",
+        // Signed, but not storable as an event (e.g. a NUL character in a value): kept as it came.
+        return keep(
+          res,
+          logger,
+          raw,
+          delivery,
+          json,
           {
-            cause: error,
+            eventId: event.id,
+            reason: "The event cannot be stored as sent (e.g. a NUL character in a value).",
           },
+          bodyHash,
         );
       }
-      throw new WebhookRejectedError(
-        "store_unavailable",
-        "The event could not be stored right now; retry later.",
-        {
-          cause: error,
-          retryAfterSeconds,
-        },
-      );
+      throw storeFailure(error);
     }
-    const eventLog = { eventId: event.id, type: event.type, correlationId: event.correlationId };
+    const eventLog = {
+      eventId: event.id,
+      type: event.type,
+      correlationId: event.correlationId,
+      externalDocumentNumber: event.externalDocumentNumber,
+    };
     if (result.duplicate) {
       options.metrics?.webhookDuplicates.inc();
       logger.debug(eventLog, "webhook event already stored (redelivery)");
       sendJson(res, 200, { ok: true, id: event.id, duplicate: true });
       return;
     }
-    options.metrics?.webhookEvents.inc({ type: parsed.kind === "unknown" ? "other" : event.type });
-    if (parsed.kind === "unknown") {
-      logger.info(
-        { ...eventLog, issues: parsed.issues },
-        "stored a webhook event of a type or shape we do not know",
-      );
-    }
     const known = result.orderId !== null;
+    options.metrics?.webhookEvents.inc({ type: KNOWN_TYPES.has(event.type) ? event.type : "other" });
     logger.debug(
       { ...eventLog, orderId: result.orderId },
       known ? "webhook event stored" : "webhook event stored as orphan",
@@ -291,7 +369,7 @@ export function createWebhookHandler(options: WebhookReceiverOptions) {
       id: event.id,
       duplicate: false,
       orderKnown: known,
-      ...(known ? {} : { note: "No order has this correlationId yet; the event is kept until it appears." }),
+      ...(known ? {} : { note: "No order matches this event yet; it is kept until it appears." }),
     });
   }
 

@@ -17,7 +17,8 @@ import { workPostUpdates } from "../../src/orders/updates/post-update.ts";
 import type { PostUpdateDeps, PostUpdateWorker } from "../../src/orders/updates/post-update-deps.ts";
 import { updatePresenter } from "../../src/slack/blocks/updates/presenter.ts";
 import { renderAdminAlert } from "../../src/slack/notifier.ts";
-import { createSlackChat } from "../../src/slack/outbound/index.ts";
+import { createSlackAttentionAlerts } from "../../src/slack/attention-alerts.ts";
+import { createSlackChat, createSlackWebClient } from "../../src/slack/outbound/index.ts";
 import type { Store } from "../../src/store/db.ts";
 import { insertEventIfNew } from "../../src/store/repositories/events.ts";
 import { getOrder, insertOrder, markPlaced, setOriginMessage } from "../../src/store/repositories/orders.ts";
@@ -62,6 +63,8 @@ export interface HarnessOptions {
   /** What threads show (default: every event, the worker's default). */
   updates?: PostUpdateDeps["updates"];
   broadcast?: PostUpdateDeps["broadcast"];
+  /** Alerts with buttons (attention items) for unreadable deliveries, posted to the admin channel. */
+  attentionAlerts?: boolean;
 }
 
 export async function startHarness(store: Store, options: HarnessOptions = {}): Promise<Harness> {
@@ -118,6 +121,17 @@ export async function startHarness(store: Store, options: HarnessOptions = {}): 
         jobs,
         getSecrets: options.secrets ?? (() => [SECRET]),
         settleMs: options.settleMs ?? 0,
+        ...(options.attentionAlerts && {
+          alerts: createSlackAttentionAlerts({
+            client: createSlackWebClient({
+              token: fake.botToken,
+              apiUrl: fake.apiUrl,
+              timeoutMs: 5000,
+              policy: "background",
+            }),
+            adminChannel: ADMIN_CHANNEL,
+          }),
+        }),
         ...options.receiver,
       }),
     ],

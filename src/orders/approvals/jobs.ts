@@ -274,6 +274,6 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
 /** Registers the approval queues' handlers (main.ts, and the tests' world). */
 export function workApprovals(jobs: Pick<Jobs, "work">, deps: ApprovalJobsDeps): void {
   for (const [queue, handler] of Object.entries(approvalJobHandlers(deps))) {
-    jobs.work(queue as QueueName, handler, { concurrency: 2 });
+    jobs.work(queue as ApprovalQueue, handler, { concurrency: 2 });
   }
 }

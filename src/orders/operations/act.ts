@@ -89,10 +89,30 @@ async function apply(
       return retryPosting(deps, tx, item);
     case "attach_orphans":
       return attach(deps, tx, item, request);
+    case "reprocess_events":
+      return reprocess(deps, tx, item, request);
     case "mark_handled":
     case "ignore_orphans":
       return { kind: "done" };
   }
+}
+
+/**
+ * The deliveries of the item's shape are read again by a durable job (there may be many, more than a click may
+ * wait for); the job's id is the item's, so the click runs it once. What is still unreadable then gets a new item.
+ */
+async function reprocess(
+  deps: OperatorDeps,
+  tx: Queryable,
+  item: AttentionItem,
+  request: ActionRequest,
+): Promise<Effect> {
+  await deps.jobs.send(
+    QUEUES.reprocessEvents,
+    { shapeKey: item.subject, itemId: item.id, by: request.by },
+    { id: jobId(QUEUES.reprocessEvents, item.id), tx },
+  );
+  return { kind: "done", detail: { shapeKey: item.subject } };
 }
 
 /** failed → queued and one new placement job, whose id is the item's: one run per item, ever. */

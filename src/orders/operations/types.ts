@@ -5,28 +5,39 @@
 import { z } from "zod";
 import type { AlertPart } from "../ports.ts";
 
-export type AttentionKind = "failed_order" | "unposted_updates" | "orphan_events";
+export type AttentionKind = "failed_order" | "unposted_updates" | "orphan_events" | "unreadable_events";
 
 /** What an alert is about: an order (by id), or the supplier's correlation id of orphan events. */
 export type AttentionSubject =
   | { kind: "failed_order"; orderId: string }
   | { kind: "unposted_updates"; orderId: string }
-  | { kind: "orphan_events"; correlationId: string };
+  | { kind: "orphan_events"; correlationId: string }
+  /** Deliveries the mapping cannot read, by the shape of their body (webhooks/unreadable.ts). */
+  | { kind: "unreadable_events"; shapeKey: string };
 
-export type Resolution = "retried" | "handled" | "reposted" | "attached" | "ignored" | "obsolete";
+export type Resolution =
+  | "retried"
+  | "handled"
+  | "reposted"
+  | "attached"
+  | "ignored"
+  | "obsolete"
+  | "reprocessed";
 
 export type OperatorAction =
   | "retry_order"
   | "mark_handled"
   | "retry_posting"
   | "attach_orphans"
-  | "ignore_orphans";
+  | "ignore_orphans"
+  | "reprocess_events";
 
 /** Which actions each kind offers (a click naming another is refused: its value was forged or stale). */
 export const ACTIONS_OF: Readonly<Record<AttentionKind, readonly OperatorAction[]>> = {
   failed_order: ["retry_order", "mark_handled"],
   unposted_updates: ["retry_posting"],
   orphan_events: ["attach_orphans", "ignore_orphans"],
+  unreadable_events: ["reprocess_events"],
 };
 
 export const RESOLUTION_OF: Readonly<Record<OperatorAction, Resolution>> = {
@@ -35,6 +46,7 @@ export const RESOLUTION_OF: Readonly<Record<OperatorAction, Resolution>> = {
   retry_posting: "reposted",
   attach_orphans: "attached",
   ignore_orphans: "ignored",
+  reprocess_events: "reprocessed",
 };
 
 /** The alert as stored on the item: shown again, with its outcome, when someone acts on it. */
@@ -73,7 +85,12 @@ export interface AttentionItem {
 export function subjectKey(subject: AttentionSubject): { kind: AttentionKind; subject: string } {
   return {
     kind: subject.kind,
-    subject: subject.kind === "orphan_events" ? subject.correlationId : subject.orderId,
+    subject:
+      subject.kind === "orphan_events"
+        ? subject.correlationId
+        : subject.kind === "unreadable_events"
+          ? subject.shapeKey
+          : subject.orderId,
   };
 }
 

@@ -25,6 +25,7 @@ const BUTTONS: Record<AttentionItem["kind"], Array<{ id: string; label: string; 
     { id: ACTION.attachOrphans, label: "Attach to order…", primary: true },
     { id: ACTION.ignoreOrphans, label: "Ignore" },
   ],
+  unreadable_events: [{ id: ACTION.reprocessEvents, label: "Reprocess", primary: true }],
 };
 
 const DONE: Record<Resolution, string> = {
@@ -34,6 +35,7 @@ const DONE: Record<Resolution, string> = {
   attached: "Attached",
   ignored: "Ignored",
   obsolete: "Closed",
+  reprocessed: "Reprocessed",
 };
 
 function actionsBlock(item: AttentionItem): KnownBlock {
@@ -100,6 +102,8 @@ function doneNext(item: AttentionItem): string {
       return " Its updates are being posted, oldest first.";
     case "attached":
       return " Its waiting updates are being posted in the order's thread.";
+    case "reprocessed":
+      return " The deliveries are being read again; each one that can now be read is posted once in its order's thread, and what still cannot be read gets a new alert.";
     default:
       return "";
   }
@@ -109,11 +113,12 @@ const KIND_COUNT: Record<AttentionItem["kind"], (n: number) => string> = {
   failed_order: (n) => `${n} failed order${n === 1 ? "" : "s"}`,
   unposted_updates: (n) => `${n} order${n === 1 ? "" : "s"} with unposted updates`,
   orphan_events: (n) => `${n} group${n === 1 ? "" : "s"} of orphan events`,
+  unreadable_events: (n) => `${n} shape${n === 1 ? "" : "s"} of unreadable supplier deliveries`,
 };
 
 /** App Home's "Needs attention" for admins, above "My orders". */
 export function needsAttentionBlocks(list: AttentionList): KnownBlock[] {
-  const total = list.counts.failed_order + list.counts.unposted_updates + list.counts.orphan_events;
+  const total = Object.values(list.counts).reduce((sum, n) => sum + n, 0);
   const blocks: KnownBlock[] = [{ type: "header", text: plain(`Needs attention (${total})`, 150) }];
   if (total === 0) {
     blocks.push({ type: "section", text: mrkdwn("Nothing needs an admin right now.") });

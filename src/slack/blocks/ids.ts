@@ -32,6 +32,7 @@ export const ACTION = {
   retryPosting: "attention_retry_posting",
   attachOrphans: "attention_attach_orphans",
   ignoreOrphans: "attention_ignore_orphans",
+  reprocessEvents: "attention_reprocess_events",
   /** Plain value inputs: the action id is the block id. */
   value: "value",
 } as const;

@@ -75,6 +75,18 @@ export function getAttention(q: Queryable, id: string): Promise<AttentionItem | 
   return one(q, "SELECT * FROM attention_items WHERE id = $1", [id]);
 }
 
+/** The item open for this kind and subject, if any. */
+export function findOpenAttention(
+  q: Queryable,
+  kind: AttentionKind,
+  subject: string,
+): Promise<AttentionItem | null> {
+  return one(q, "SELECT * FROM attention_items WHERE kind = $1 AND subject = $2 AND resolved_at IS NULL", [
+    kind,
+    subject,
+  ]);
+}
+
 /** Locks the item until the transaction ends: a second click on it waits, then finds it resolved. */
 export function getAttentionForUpdate(q: Queryable, id: string): Promise<AttentionItem | null> {
   return one(q, "SELECT * FROM attention_items WHERE id = $1 FOR UPDATE", [id]);
@@ -101,6 +113,8 @@ const STILL_OPEN = `a.resolved_at IS NULL AND (
       SELECT 1 FROM supplier_events e WHERE e.order_id = a.subject AND e.posted_at IS NULL))
     OR (a.kind = 'orphan_events' AND EXISTS (
       SELECT 1 FROM supplier_events e WHERE e.correlation_id = a.subject AND e.order_id IS NULL))
+    OR (a.kind = 'unreadable_events' AND EXISTS (
+      SELECT 1 FROM unreadable_events u WHERE u.shape_key = a.subject AND u.resolved_at IS NULL))
   )`;
 
 /** App Home's "Needs attention": the newest `limit` open items, and how many there are of each kind. */
@@ -112,7 +126,12 @@ export async function listOpenAttention(q: Queryable, limit: number): Promise<At
   const counted = await q.query<{ kind: AttentionKind; n: string | number }>(
     `SELECT a.kind, count(*) AS n FROM attention_items a WHERE ${STILL_OPEN} GROUP BY a.kind`,
   );
-  const counts: Record<AttentionKind, number> = { failed_order: 0, unposted_updates: 0, orphan_events: 0 };
+  const counts: Record<AttentionKind, number> = {
+    failed_order: 0,
+    unposted_updates: 0,
+    orphan_events: 0,
+    unreadable_events: 0,
+  };
   for (const row of counted.rows) counts[row.kind] = Number(row.n);
   return { items: rows.map(mapAttention), counts };
 }

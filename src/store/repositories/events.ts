@@ -9,6 +9,7 @@
 import type { JsonObject } from "../../orders/model/order.ts";
 import type { Queryable, Row } from "../db.ts";
 import { orderOfCorrelationSql } from "./order-aliases.ts";
+import type { DeliveryInfo } from "./unreadable.ts";
 
 export interface StoredEvent {
   id: string;
@@ -29,15 +30,25 @@ export interface StoredEvent {
   replyMilestone: string | null;
   postError: JsonObject | null;
   orphanReportedAt: Date | null;
+  /** The body as the supplier sent it (null for events stored before it was kept). */
+  rawBody: Buffer | null;
+  delivery: DeliveryInfo | null;
 }
 
 export interface NewEvent {
   id: string;
+  /**
+   * The key the event is matched to its order by: the supplier's correlation id, or, for an event that names only
+   * the order's document number, `edn:` + that number (webhooks/match-key.ts).
+   */
   correlationId: string;
   type: string;
   occurredAt: Date | string;
-  /** The event as received (parsed JSON). */
+  /** The event in our own format (what the configured mapping made of the supplier's body). */
   payload: object;
+  /** The body exactly as the supplier sent it, and the headers that identify the delivery. */
+  rawBody?: Buffer;
+  delivery?: DeliveryInfo;
 }
 
 export function mapEvent(row: Row): StoredEvent {
@@ -55,6 +66,8 @@ export function mapEvent(row: Row): StoredEvent {
     replyMilestone: row.reply_milestone ?? null,
     postError: row.post_error,
     orphanReportedAt: row.orphan_reported_at,
+    rawBody: row.raw_body ?? null,
+    delivery: row.delivery ?? null,
   };
 }
 
@@ -68,11 +81,19 @@ export async function insertEventIfNew(
   event: NewEvent,
 ): Promise<{ inserted: boolean; orderId: string | null }> {
   const { rows } = await q.query<{ order_id: string | null }>(
-    `INSERT INTO supplier_events (id, correlation_id, order_id, type, occurred_at, payload)
-     VALUES ($1, $2, ${orderOfCorrelationSql("$2")}, $3, $4, $5)
+    `INSERT INTO supplier_events (id, correlation_id, order_id, type, occurred_at, payload, raw_body, delivery)
+     VALUES ($1, $2, ${orderOfCorrelationSql("$2")}, $3, $4, $5, $6, $7)
      ON CONFLICT (id) DO NOTHING
      RETURNING order_id`,
-    [event.id, event.correlationId, event.type, event.occurredAt, JSON.stringify(event.payload)],
+    [
+      event.id,
+      event.correlationId,
+      event.type,
+      event.occurredAt,
+      JSON.stringify(event.payload),
+      event.rawBody ?? null,
+      event.delivery ? JSON.stringify(event.delivery) : null,
+    ],
   );
   if (rows[0]) return { inserted: true, orderId: rows[0].order_id };
   const existing = await q.query<{ order_id: string | null }>(
@@ -84,19 +105,22 @@ export async function insertEventIfNew(
 
 /**
  * `insertEventIfNew` for several events in one statement (the webhook receiver's group commit). Ids must be
- * distinct. Returns, per id, whether it was inserted and the order it belongs to (a redelivery's stored one).
+ * distinct. `orderId`, when given, is the order found by other means (the document number) for an event whose
+ * correlation id matches none. Returns, per id, whether it was inserted and the order it belongs to (a redelivery's stored one).
  */
 export async function insertEventsIfNew(
   q: Queryable,
-  events: readonly NewEvent[],
+  events: ReadonlyArray<NewEvent & { orderId?: string | null }>,
 ): Promise<Map<string, { inserted: boolean; orderId: string | null }>> {
   const result = new Map<string, { inserted: boolean; orderId: string | null }>();
   if (events.length === 0) return result;
   const { rows } = await q.query<{ id: string; order_id: string | null }>(
-    `INSERT INTO supplier_events (id, correlation_id, order_id, type, occurred_at, payload)
-     SELECT e.id, e.correlation_id, COALESCE(o.id, a.order_id), e.type, e.occurred_at, e.payload
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::jsonb[])
-       WITH ORDINALITY AS e(id, correlation_id, type, occurred_at, payload, n)
+    `INSERT INTO supplier_events (id, correlation_id, order_id, type, occurred_at, payload, raw_body, delivery)
+     SELECT e.id, e.correlation_id, COALESCE(o.id, a.order_id, e.order_id), e.type, e.occurred_at, e.payload,
+            e.raw_body, e.delivery
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::jsonb[], $6::bytea[], $7::jsonb[],
+                 $8::text[])
+       WITH ORDINALITY AS e(id, correlation_id, type, occurred_at, payload, raw_body, delivery, order_id, n)
      LEFT JOIN orders o ON o.correlation_id = e.correlation_id
      LEFT JOIN order_aliases a ON a.correlation_id = e.correlation_id
      ORDER BY e.n
@@ -108,6 +132,9 @@ export async function insertEventsIfNew(
       events.map((e) => e.type),
       events.map((e) => (e.occurredAt instanceof Date ? e.occurredAt.toISOString() : e.occurredAt)),
       events.map((e) => JSON.stringify(e.payload)),
+      events.map((e) => e.rawBody ?? null),
+      events.map((e) => (e.delivery ? JSON.stringify(e.delivery) : null)),
+      events.map((e) => e.orderId ?? null),
     ],
   );
   for (const row of rows) result.set(row.id, { inserted: true, orderId: row.order_id });

@@ -7,6 +7,7 @@ import { addLine } from "./add-line.ts";
 import { approveOrder } from "./approve-order.ts";
 import { attentionAttachOrphans } from "./attention-attach-orphans.ts";
 import { attentionIgnoreOrphans } from "./attention-ignore-orphans.ts";
+import { attentionReprocessEvents } from "./attention-reprocess-events.ts";
 import { attentionMarkHandled } from "./attention-mark-handled.ts";
 import { attentionRetryOrder } from "./attention-retry-order.ts";
 import { attentionRetryPosting } from "./attention-retry-posting.ts";
@@ -36,6 +37,7 @@ export function register(app: App, ctx: SlackContext): void {
     [ACTION.retryPosting, attentionRetryPosting(ctx) as ActionHandler],
     [ACTION.attachOrphans, attentionAttachOrphans(ctx) as ActionHandler],
     [ACTION.ignoreOrphans, attentionIgnoreOrphans(ctx) as ActionHandler],
+    [ACTION.reprocessEvents, attentionReprocessEvents(ctx) as ActionHandler],
   ]);
   app.action<BlockAction>(
     { action_id: anyOf(handlers.keys()) },

@@ -1,0 +1,38 @@
+/**
+ * The `reprocess-events` queue: an admin's Reprocess on an alert about unreadable deliveries (enqueued with the
+ * click, before its answer: src/orders/operations/act.ts). The run reads the shape's deliveries again, then shows
+ * in Slack what came of it: a new alert for what is still unreadable, the outcome on alerts now fully read. A
+ * repeated run adds nothing (every event is deduplicated), so the queue's retries are safe.
+ */
+import type { Logger } from "pino";
+import type { Jobs } from "../jobs/jobs.ts";
+import { QUEUES } from "../jobs/queues.ts";
+import type { AttentionAlerts } from "../orders/operations/report.ts";
+import { type ReprocessDeps, reprocessUnreadable } from "./reprocess.ts";
+import { postOpenedAlert } from "./unreadable.ts";
+
+export function workReprocess(
+  jobs: Pick<Jobs, "work">,
+  deps: ReprocessDeps & { alerts: AttentionAlerts; logger: Logger },
+): void {
+  jobs.work(
+    QUEUES.reprocessEvents,
+    async (job) => {
+      const result = await reprocessUnreadable(deps, { shapeKey: job.data.shapeKey, by: job.data.by });
+      deps.logger.info(
+        {
+          shape: job.data.shapeKey,
+          by: job.data.by,
+          examined: result.examined,
+          read: result.read,
+          duplicates: result.duplicates,
+          stillUnreadable: result.stillUnreadable,
+        },
+        "reprocessed unreadable supplier deliveries",
+      );
+      for (const item of result.opened) await postOpenedAlert(deps, item);
+      for (const item of result.resolved) await deps.alerts.showOutcome(item);
+    },
+    { concurrency: 1 },
+  );
+}
