@@ -56,4 +56,29 @@ describe("supplier events", () => {
     );
     expect(() => parseSupplierEvent("hello")).toThrow(InvalidSupplierEventError);
   });
+  it("requires the correlationId of our own contract unless told an externalDocumentNumber suffices", () => {
+    const { correlationId: _, ...byDocument } = base;
+    const event = { ...byDocument, type: "order.status_changed", data: { status: "packed" } };
+    expect(() => parseSupplierEvent(event)).toThrow(/correlationId/);
+    expect(parseSupplierEvent(event, { orderBy: "either" })).toMatchObject({
+      kind: "status_changed",
+      event: { externalDocumentNumber: "PO-2025-0001" },
+    });
+    const { externalDocumentNumber: __, ...neither } = event;
+    expect(() => parseSupplierEvent(neither, { orderBy: "either" })).toThrow(/correlationId/);
+    expect(() =>
+      parseSupplierEvent({ ...neither, externalDocumentNumber: "  " }, { orderBy: "either" }),
+    ).toThrow(InvalidSupplierEventError);
+  });
+
+  it("reads a shipping update without a tracking URL or lines", () => {
+    const parsed = parseSupplierEvent({
+      ...base,
+      type: "order.shipping_updated",
+      data: { parcel: { number: 1, of: 1 }, carrier: "DHL", trackingNumber: "JD0146", status: "shipped" },
+    });
+    expect(parsed.kind).toBe("shipping_updated");
+    expect(parsed.kind === "shipping_updated" && parsed.event.data).toMatchObject({ lines: [] });
+    expect(parsed.kind === "shipping_updated" && "trackingUrl" in parsed.event.data).toBe(false);
+  });
 });

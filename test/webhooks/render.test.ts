@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ChannelPacer } from "../../src/orders/updates/pacer.ts";
-import { foldTracking, type TrackingInfo } from "../../src/orders/updates/tracking.ts";
+import { foldTracking, readTracking, type TrackingInfo } from "../../src/orders/updates/tracking.ts";
+import { trackingLinks } from "../../src/slack/blocks/order-message.ts";
 import { isLinkable, shown, slackLink } from "../../src/slack/blocks/text.ts";
 import { formatEstimatedDelivery, formatInstant } from "../../src/slack/blocks/updates/format.ts";
 import { renderOrderReply } from "../../src/slack/blocks/updates/order-reply.ts";
@@ -182,6 +183,44 @@ describe("update replies", () => {
     expect(home).toContain(":house_with_garden: *Parcel* delivered");
   });
 
+  it("renders a shipping update without a tracking URL or lines, and a placement named by document number only", () => {
+    const shipping = renderEventReply(
+      {
+        ...base,
+        type: "order.shipping_updated",
+        payload: {
+          id: "evt_1",
+          type: "order.shipping_updated",
+          occurredAt: "2026-11-24T09:00:00Z",
+          externalDocumentNumber: "HD-1-1",
+          data: { parcel: { number: 1, of: 1 }, carrier: "DHL", trackingNumber: "JD0146", status: "shipped" },
+        },
+      },
+      { now },
+    );
+    expect(validateBlocks(shipping.blocks, "message", "/blocks")).toEqual([]);
+    const blocks = JSON.stringify(shipping.blocks);
+    expect(blocks).toContain("*Tracking*\\nJD0146");
+    expect(blocks).not.toContain("In this parcel");
+    const placed = renderOrderReply(
+      {
+        ...base,
+        type: "order.status_changed",
+        payload: {
+          id: "evt_1",
+          type: "order.status_changed",
+          occurredAt: "2026-11-24T09:00:00Z",
+          externalDocumentNumber: "HD-1-1",
+          data: { status: "received" },
+        },
+      },
+      { customerReference: "HD-1", externalDocumentNumber: "HD-1-1", request: validOrder() },
+      { now },
+    );
+    expect(placed.text).toBe("HD-1 · order HD-1-1: Placed with the supplier");
+    expect(validateBlocks(placed.blocks, "message", "/blocks")).toEqual([]);
+  });
+
   it("shows a known type whose data does not match our schema generically, with the reason", () => {
     const rendered = renderEventReply(
       {
@@ -253,6 +292,22 @@ describe("tracking", () => {
     expect(olderParcelOne?.latest.eventId).toBe("b");
     expect(olderParcelOne?.parcels["1"]?.eventId).toBe("d");
     expect(foldTracking(two, info(2, 20, "b"))).toBeNull();
+  });
+});
+
+describe("tracking without a URL", () => {
+  it("is kept, shown as the carrier and number in text, and parcels without URLs stay apart", () => {
+    const info = (parcel: number): TrackingInfo => ({
+      carrier: "DHL",
+      trackingNumber: `T${parcel}`,
+      status: "in_transit",
+      parcel: { number: parcel, of: 2 },
+      occurredAt: new Date(Date.UTC(2026, 10, 24, 9, parcel)).toISOString(),
+      eventId: `e${parcel}`,
+    });
+    const doc = foldTracking(foldTracking(null, info(1)), info(2));
+    expect(readTracking(doc)).toEqual(doc);
+    expect(trackingLinks(doc)).toEqual(["DHL T1 (parcel 1 of 2)", "DHL T2 (parcel 2 of 2)"]);
   });
 });
 

@@ -3,7 +3,11 @@
  * the thread's reply is rendered from (slack/blocks/updates/). Parsed here, in the domain; the blocks only
  * render what this returns.
  */
-import { type ParsedSupplierEvent, parseSupplierEvent, type SupplierEvent } from "../../supplier/events.ts";
+import {
+  type ParsedSupplierEvent,
+  parseSupplierEvent,
+  type SupplierEventCanonical,
+} from "../../supplier/events.ts";
 
 /** The stored event, as the post-update job has it. */
 export interface EventToRender {
@@ -16,7 +20,7 @@ export interface EventToRender {
 /** Parses a stored payload again; a payload that no longer parses at all is rendered generically too. */
 export function parseStoredEvent(stored: EventToRender): ParsedSupplierEvent {
   try {
-    return parseSupplierEvent(stored.payload);
+    return parseSupplierEvent(stored.payload, { orderBy: "either" });
   } catch (error) {
     const payload = (typeof stored.payload === "object" && stored.payload) || {};
     const event = {
@@ -24,9 +28,8 @@ export function parseStoredEvent(stored: EventToRender): ParsedSupplierEvent {
       id: stored.id,
       type: stored.type,
       occurredAt: stored.occurredAt.toISOString(),
-      correlationId: "",
       data: (payload as { data?: unknown }).data ?? payload,
-    } as SupplierEvent;
+    } as SupplierEventCanonical;
     return { kind: "unknown", event, issues: [error instanceof Error ? error.message : String(error)] };
   }
 }

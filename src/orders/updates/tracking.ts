@@ -11,7 +11,8 @@ import type { ShippingUpdatedEvent } from "../../supplier/events.ts";
 export interface TrackingInfo {
   carrier: string;
   trackingNumber: string;
-  trackingUrl: string;
+  /** Absent when the supplier sent none. */
+  trackingUrl?: string;
   /** The parcel's status: shipped, in_transit, out_for_delivery, delivered, exception. */
   status: string;
   parcel: { number: number; of: number };
@@ -33,7 +34,7 @@ function isTrackingInfo(value: unknown): value is TrackingInfo {
   return (
     typeof v.carrier === "string" &&
     typeof v.trackingNumber === "string" &&
-    typeof v.trackingUrl === "string" &&
+    (v.trackingUrl === undefined || typeof v.trackingUrl === "string") &&
     typeof v.occurredAt === "string"
   );
 }
@@ -55,7 +56,7 @@ export function trackingInfoOf(event: ShippingUpdatedEvent): TrackingInfo {
   return {
     carrier: d.carrier,
     trackingNumber: d.trackingNumber,
-    trackingUrl: d.trackingUrl,
+    ...(d.trackingUrl !== undefined && { trackingUrl: d.trackingUrl }),
     status: d.status,
     parcel: { number: d.parcel.number, of: d.parcel.of },
     ...(d.estimatedDelivery !== undefined && { estimatedDelivery: d.estimatedDelivery }),

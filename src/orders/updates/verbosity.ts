@@ -59,7 +59,7 @@ export function updatesFor(
 
 function parse(event: EventForDecision): ParsedSupplierEvent | null {
   try {
-    return parseSupplierEvent(event.payload);
+    return parseSupplierEvent(event.payload, { orderBy: "either" });
   } catch {
     return null; // no longer an event at all: shown generically, like an unknown type
   }

@@ -156,10 +156,12 @@ export function trackingLinks(tracking: unknown): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const p of list) {
-    if (seen.has(p.trackingUrl)) continue;
-    seen.add(p.trackingUrl);
+    // Parcels without a URL are told apart by their tracking number.
+    const key = p.trackingUrl ?? `${p.carrier} ${p.trackingNumber}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
     const parcel = p.parcel.of > 1 ? ` (parcel ${p.parcel.number} of ${p.parcel.of})` : "";
-    out.push(slackLink(p.trackingUrl, `${p.carrier} ${p.trackingNumber}${parcel}`));
+    out.push(slackLink(p.trackingUrl ?? "", `${p.carrier} ${p.trackingNumber}${parcel}`));
   }
   return out.slice(0, 10);
 }

@@ -30,20 +30,21 @@ export function orderSubject(order: Pick<Order, "customerReference" | "externalD
     : `Order ${edn}`;
 }
 
-/** The supplier's `received`: the order is placed, under this correlation id. */
+/**
+ * The supplier's `received`: the order is placed, under this correlation id (absent when the supplier's events
+ * name the order by its document number only).
+ */
 function renderPlaced(
   event: EventToRender,
-  correlationId: string,
+  correlationId: string | undefined,
   reason: string | undefined,
   options: RenderOptions,
 ) {
-  const lines = [
-    `:white_check_mark: *Placed with the supplier* · correlation id \`${shown(correlationId, SUBJECT_VALUE_MAX)}\``,
-  ];
+  const id = correlationId === undefined ? undefined : shown(correlationId, SUBJECT_VALUE_MAX);
+  const lines = [`:white_check_mark: *Placed with the supplier*${id ? ` · correlation id \`${id}\`` : ""}`];
   if (reason) lines.push(shown(reason, REASON_MAX));
-  const id = shown(correlationId, SUBJECT_VALUE_MAX);
   return {
-    text: `Placed with the supplier (correlation id ${id})${reason ? ` — ${shown(reason, REASON_IN_TEXT)}` : ""}`,
+    text: `Placed with the supplier${id ? ` (correlation id ${id})` : ""}${reason ? ` — ${shown(reason, REASON_IN_TEXT)}` : ""}`,
     blocks: [section(lines.join("\n")), context(event, options)],
   };
 }

@@ -5,7 +5,11 @@
  * this only renders it.
  */
 import { type EventToRender, parseStoredEvent } from "../../../orders/updates/stored-event.ts";
-import type { ShippingUpdatedEvent, StatusChangedEvent, SupplierEvent } from "../../../supplier/events.ts";
+import type {
+  ShippingUpdatedEvent,
+  StatusChangedEvent,
+  SupplierEventCanonical,
+} from "../../../supplier/events.ts";
 import { formatEstimatedDelivery, formatInstant, shown, slackLink, stateLabel } from "./format.ts";
 
 export interface RenderOptions {
@@ -112,7 +116,7 @@ function renderShipping(
   const carrier = shown(d.carrier, VALUE_MAX);
   const headline = `${state.emoji} *${parcel}* ${state.words} · ${carrier}`;
   const fields: Block[] = [
-    { type: "mrkdwn", text: `*Tracking*\n${slackLink(d.trackingUrl, d.trackingNumber)}` },
+    { type: "mrkdwn", text: `*Tracking*\n${slackLink(d.trackingUrl ?? "", d.trackingNumber)}` },
   ];
   const arrival =
     d.status !== "delivered" && d.estimatedDelivery
@@ -135,7 +139,7 @@ function renderShipping(
 }
 
 function renderGeneric(
-  event: SupplierEvent,
+  event: SupplierEventCanonical,
   issues: string[],
   stored: EventToRender,
   options: RenderOptions,

@@ -23,7 +23,7 @@ export function statusLineText(
   const tracking = readTracking(order.tracking);
   if (tracking) {
     const t = tracking.latest;
-    parts.push(slackLink(t.trackingUrl, `${t.carrier} ${t.trackingNumber}`));
+    parts.push(slackLink(t.trackingUrl ?? "", `${t.carrier} ${t.trackingNumber}`));
     if (t.status !== "delivered" && t.estimatedDelivery) {
       const arrival = formatEstimatedDelivery(t.estimatedDelivery, { now: options.now, timeZone });
       if (arrival) parts.push(arrival);
