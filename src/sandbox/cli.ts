@@ -7,6 +7,7 @@
 import { parseArgs } from "node:util";
 import { destination, type Logger, pino } from "pino";
 import { redactApiKey } from "../supplier/keys.ts";
+import { describeDialect, SANDBOX_DIALECTS, type SandboxDialect } from "./dialect.ts";
 import { type SandboxOptions, startSandbox } from "./sandbox.ts";
 
 export interface SandboxIo {
@@ -34,7 +35,10 @@ signed webhook events. See docs/sandbox.md.
   --host HOST              address to bind (default 127.0.0.1)
   --api-key KEY            accepted test key, or CUSTOMER:KEY (repeatable; default: one generated ods_test_… key)
   --webhook-url URL        POST every order event here
-  --webhook-secret SECRET  whsec_… signing secret (repeatable while rotating; default: one generated)
+  --webhook-secret SECRET  signing secret (repeatable while rotating; default: one generated): whsec_… for the
+                           default dialect, 16+ characters without whitespace for alt
+  --dialect NAME           default (our events, Standard Webhooks signatures) or alt (another supplier's shape,
+                           HMAC-SHA256 in X-Supplier-Signature); see docs/sandbox.md
   --speed N                time compression of fulfilment and retries (default 1 = realistic; 600 = seconds)
   --seed N                 makes carriers, tracking numbers, parcel splits and faults repeatable
   --fail-rate R            share of create calls (0-1) answered INTERNAL_SERVER_ERROR
@@ -66,6 +70,7 @@ function parseFlags(argv: string[]): Parsed | { ok: "help" } {
         "api-key": { type: "string", multiple: true },
         "webhook-url": { type: "string" },
         "webhook-secret": { type: "string", multiple: true },
+        dialect: { type: "string" },
         speed: { type: "string" },
         seed: { type: "string" },
         "fail-rate": { type: "string" },
@@ -110,6 +115,12 @@ function parseFlags(argv: string[]): Parsed | { ok: "help" } {
   if (webhookUrl !== undefined) options.webhookUrl = webhookUrl;
   const secrets = values["webhook-secret"] as string[] | undefined;
   if (secrets) options.webhookSecret = secrets;
+  const dialect = text("dialect");
+  if (dialect !== undefined) {
+    if ((SANDBOX_DIALECTS as readonly string[]).includes(dialect))
+      options.dialect = dialect as SandboxDialect;
+    else problems.push(`--dialect must be one of ${SANDBOX_DIALECTS.join(", ")} (got "${dialect}").`);
+  }
   const speed = number("speed", (n) => Number.isFinite(n) && n > 0, "a number > 0, e.g. 600");
   if (speed !== undefined) options.speed = speed;
   if (text("seed") !== undefined) options.seed = text("seed") as string;
@@ -172,7 +183,7 @@ export async function runSandbox(argv: string[], io: SandboxIo): Promise<number>
     lines.push(`accepted test API key (customer ${customer}): ${givenKeys ? redactApiKey(key) : key}`);
   }
   if (options.webhookUrl !== undefined) {
-    lines.push(`webhooks: POST ${options.webhookUrl}, Standard Webhooks signatures`);
+    lines.push(`webhooks: POST ${options.webhookUrl}, ${describeDialect(handle.dialect)}`);
     if (!givenSecret) lines.push(`webhook signing secret (generated): ${handle.webhookSecrets[0]}`);
   } else {
     lines.push("webhooks: none (--webhook-url not set); order progress: GET /_sandbox/orders");

@@ -1,9 +1,10 @@
 /**
- * Webhook delivery: each emitted event is POSTed as JSON to the configured URL, signed with the Standard Webhooks
- * headers. One FIFO queue per order: an order's next event waits until the previous one is delivered (or given
+ * Webhook delivery: each emitted event is POSTed as JSON to the configured URL, in the configured dialect
+ * (dialect.ts: ours with Standard Webhooks headers, or the alt shape with an HMAC header). One FIFO queue per order: an order's next event waits until the previous one is delivered (or given
  * up), so a receiver sees an order's events in order; different orders are delivered concurrently. A non-2xx
  * answer, a timeout or a connection error is retried on `DEFAULT_RETRY_SCHEDULE_MS` divided by `--speed`; the
- * event keeps its id (`webhook-id`) across attempts and is signed afresh each time (new `webhook-timestamp`).
+ * event keeps its id (`webhook-id`, `X-Supplier-Delivery`) and body across attempts and is signed afresh each
+ * time (new timestamp).
  *
  * Faults for receivers' tests: `duplicateRate` delivers a share of events a second time after their success;
  * `reorderRate` swaps a share of adjacent pairs (events 0↔1, 2↔3, … of an order) by holding the first of a pair
@@ -13,8 +14,9 @@ import { setMaxListeners } from "node:events";
 import { type Logger, pino } from "pino";
 import { Agent, type Dispatcher, request } from "undici";
 import type { SupplierEvent } from "../supplier/events.ts";
-import { signWebhook } from "../supplier/webhook-signature.ts";
+import { signDelivery } from "../supplier/webhook-signing.ts";
 import type { Clock, TimerHandle } from "./clock.ts";
+import { encodeEvent, type SandboxDialect, signingOf } from "./dialect.ts";
 import { createRandom } from "./random.ts";
 import type { DeliveryAttempt, PendingDelivery, SandboxStore } from "./store.ts";
 
@@ -45,8 +47,10 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 
 export interface DelivererOptions {
   url: string;
-  /** Signing secrets (`whsec_…`); several while rotating. */
+  /** Signing secrets in the dialect's scheme; several while rotating. */
   secrets: readonly string[];
+  /** Default `default`: our event format, Standard Webhooks. */
+  dialect?: SandboxDialect;
   store: SandboxStore;
   clock: Clock;
   speed: number;
@@ -146,7 +150,7 @@ export class WebhookDeliverer {
 
   private async deliver(item: PendingDelivery): Promise<void> {
     const { event } = item;
-    const body = JSON.stringify(event);
+    const body = encodeEvent(this.options.dialect ?? "default", event);
     for (let attempt = item.attempts + 1; attempt <= this.scheduleMs.length; attempt++) {
       const wait = (this.scheduleMs[attempt - 1] ?? 0) / this.options.speed;
       if (wait > 0) await this.sleep(wait);
@@ -184,7 +188,7 @@ export class WebhookDeliverer {
   ): Promise<DeliveryAttempt> {
     const at = this.options.clock.now();
     const started = performance.now();
-    const signature = signWebhook({
+    const signature = signDelivery(signingOf(this.options.dialect ?? "default"), {
       id: event.id,
       timestamp: Math.floor(at / 1000),
       body,

@@ -6,9 +6,9 @@ import { randomInt } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Logger, pino } from "pino";
-import { decodeWebhookSecret, generateWebhookSecret } from "../supplier/webhook-signature.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_SCHEDULE_MS, WebhookDeliverer } from "./deliverer.ts";
+import { resolveWebhookSecrets, type SandboxDialect } from "./dialect.ts";
 import { type Faults, mergeFaults, NO_FAULTS } from "./faults.ts";
 import { type PlannedEvent, planFulfilment } from "./fulfilment.ts";
 import { generateTestKey, KeyRing, parseSandboxKey, type SandboxKey } from "./keys.ts";
@@ -34,8 +34,13 @@ export interface SandboxOptions {
   apiKeys?: readonly string[];
   /** Where events are POSTed; none → events are recorded but not delivered. */
   webhookUrl?: string;
-  /** `whsec_…` (several while rotating: each signs). Default with a webhook URL: one generated secret. */
+  /**
+   * Signing secrets in the dialect's scheme (several while rotating: each signs): `whsec_…` for `default`, any
+   * 16+ characters without whitespace for `alt`. Default with a webhook URL: one generated secret.
+   */
   webhookSecret?: string | readonly string[];
+  /** The shape and signing of the events sent (dialect.ts). Default `default`: ours, Standard Webhooks. */
+  dialect?: SandboxDialect;
   /** Time compression of the fulfilment timeline and the retry schedule. Default 1 (realistic). */
   speed?: number;
   /** Makes plans and fault decisions repeatable. Default: random (shown in `handle.seed`). */
@@ -73,6 +78,7 @@ export interface SandboxHandle {
   readonly keys: readonly SandboxKey[];
   /** The webhook signing secrets in use; empty without a webhook URL. */
   readonly webhookSecrets: readonly string[];
+  readonly dialect: SandboxDialect;
   readonly seed: string;
   readonly speed: number;
   orders(options?: { limit?: number; customer?: string }): Promise<SandboxOrderSummary[]>;
@@ -97,6 +103,7 @@ function checkRate(name: string, value: number | undefined): number {
 interface Resolved {
   keys: SandboxKey[];
   secrets: string[];
+  dialect: SandboxDialect;
   speed: number;
   seed: string;
   faults: Faults;
@@ -116,6 +123,10 @@ function resolveOptions(options: SandboxOptions): Resolved {
       `speed must be a number > 0 (got ${options.speed}); 600 plays an order in seconds.`,
     );
   }
+  const dialect = options.dialect ?? "default";
+  if (dialect !== "default" && dialect !== "alt") {
+    throw new SandboxConfigError(`dialect must be "default" or "alt" (got "${String(dialect)}").`);
+  }
   let secrets: string[] = [];
   if (options.webhookUrl !== undefined) {
     let url: URL;
@@ -129,18 +140,9 @@ function resolveOptions(options: SandboxOptions): Resolved {
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       throw new SandboxConfigError("webhookUrl must be an http:// or https:// URL.");
     }
-    const given = options.webhookSecret;
-    secrets =
-      given === undefined ? [generateWebhookSecret()] : typeof given === "string" ? [given] : [...given];
-    if (secrets.length === 0)
-      throw new SandboxConfigError("webhookSecret is empty: give at least one whsec_… secret.");
-    for (const secret of secrets) {
-      try {
-        decodeWebhookSecret(secret);
-      } catch (error) {
-        throw new SandboxConfigError((error as Error).message);
-      }
-    }
+    const resolvedSecrets = resolveWebhookSecrets(dialect, options.webhookSecret);
+    if (!resolvedSecrets.ok) throw new SandboxConfigError(resolvedSecrets.problems.join(" "));
+    secrets = resolvedSecrets.secrets;
   } else if (options.webhookSecret !== undefined) {
     throw new SandboxConfigError("webhookSecret is set but webhookUrl is not: say where to deliver events.");
   }
@@ -155,7 +157,7 @@ function resolveOptions(options: SandboxOptions): Resolved {
   } catch (error) {
     throw new SandboxConfigError((error as Error).message);
   }
-  return { keys, secrets, speed, seed: String(options.seed ?? randomInt(1, 2 ** 31 - 1)), faults };
+  return { keys, secrets, dialect, speed, seed: String(options.seed ?? randomInt(1, 2 ** 31 - 1)), faults };
 }
 
 async function openSandboxStore(options: SandboxOptions, logger: Logger): Promise<SandboxStore> {
@@ -212,6 +214,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       : new WebhookDeliverer({
           url: options.webhookUrl,
           secrets: resolved.secrets,
+          dialect: resolved.dialect,
           store,
           clock,
           speed,
@@ -295,6 +298,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     url,
     keys: resolved.keys,
     webhookSecrets: resolved.secrets,
+    dialect: resolved.dialect,
     seed,
     speed,
     async orders(query = {}) {

@@ -88,6 +88,37 @@ describe("order-desk sandbox", () => {
     expect(await sandbox.stop()).toBe(0);
   });
 
+  it("sends the alt dialect with --dialect alt, saying so, with a generated HMAC secret printed in full", async () => {
+    const sandbox = run(["--port", "0", "--dialect", "alt", "--webhook-url", "http://127.0.0.1:9/webhooks"]);
+    const handle = await sandbox.ready;
+    expect(handle.dialect).toBe("alt");
+    const text = sandbox.stdout();
+    expect(text).toContain(
+      "webhooks: POST http://127.0.0.1:9/webhooks, alt dialect, HMAC-SHA256 signatures (X-Supplier-Signature)",
+    );
+    expect(text).toMatch(/webhook signing secret \(generated\): [0-9a-f]{64}\n/);
+    expect(await sandbox.stop()).toBe(0);
+  });
+
+  it("refuses an unknown --dialect (exit 2) and a secret the alt dialect cannot use (exit 1)", async () => {
+    const unknown = run(["--port", "0", "--dialect", "xml"]);
+    expect(await unknown.exit).toBe(2);
+    expect(unknown.stderr()).toContain('--dialect must be one of default, alt (got "xml")');
+    const weak = run([
+      "--port",
+      "0",
+      "--dialect",
+      "alt",
+      "--webhook-url",
+      "http://127.0.0.1:9/w",
+      "--webhook-secret",
+      "short-secret",
+    ]);
+    expect(await weak.exit).toBe(1);
+    expect(weak.stderr()).toContain("needs at least 16");
+    expect(weak.stderr()).not.toContain("short-secret");
+  });
+
   it("never prints a webhook secret it was given", async () => {
     const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
     const sandbox = run([
