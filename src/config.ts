@@ -342,11 +342,9 @@ export function loadSupplierTarget(
     "SUPPLIER_TIMEOUT_MS",
     "SUPPLIER_MAX_ATTEMPTS",
   ] as const satisfies readonly VariableName[];
-  const scoped: Record<string, string | undefined> = {};
-  for (const name of names) scoped[name] = env[name];
+  const scoped: Record<string, string | undefined> = { ...env };
   if (overrides.baseUrl !== undefined) scoped.SUPPLIER_BASE_URL = overrides.baseUrl;
-  const problems: string[] = [];
-  const r = readRaw(scoped, problems);
+  const { values: r, problems } = readVariables(scoped, names);
   if (r.SUPPLIER_BASE_URL === undefined && !problems.some((p) => p.startsWith("SUPPLIER_BASE_URL:"))) {
     problems.push("SUPPLIER_BASE_URL: required (the supplier's base URL; or pass --base-url)");
   }
@@ -360,50 +358,18 @@ export function loadSupplierTarget(
   };
 }
 
-export interface WebhookCheckTarget {
-  customerConfigPath: string;
-  toleranceSeconds: number;
-  /** The webhook secrets, or where Secrets Manager keeps them (with its region and endpoint). */
-  secrets: readonly string[];
-  secretId?: string;
-  cacheTtlMs: number;
-  aws: { region?: string; endpoint?: string };
-}
-
 /**
- * What `order-desk events check` needs: the customer file, and the webhook secrets to check a signature with
- * (same schemas and defaults as `loadConfig`). Throws one `ConfigError` listing every problem.
+ * The variables `names` only, with the same schemas and defaults as `loadConfig`, for a command that needs no more
+ * (the others are not looked at); `problems` lists what is wrong with them.
  */
-export function loadWebhookCheckTarget(env: Record<string, string | undefined>): WebhookCheckTarget {
-  const names = [
-    "ORDER_DESK_CONFIG",
-    "WEBHOOK_SECRETS",
-    "WEBHOOK_SECRET_ID",
-    "WEBHOOK_TOLERANCE_SECONDS",
-    "SECRETS_CACHE_TTL_MS",
-    "AWS_REGION",
-    "AWS_ENDPOINT_URL_SECRETS_MANAGER",
-  ] as const satisfies readonly VariableName[];
+export function readVariables<N extends VariableName>(
+  env: Record<string, string | undefined>,
+  names: readonly N[],
+): { values: Partial<Pick<Parsed, N>>; problems: string[] } {
   const scoped: Record<string, string | undefined> = {};
   for (const name of names) scoped[name] = env[name];
   const problems: string[] = [];
-  const r = readRaw(scoped, problems);
-  if ((r.WEBHOOK_SECRETS?.length ?? 0) > 0 && r.WEBHOOK_SECRET_ID !== undefined) {
-    problems.push("WEBHOOK_SECRETS and WEBHOOK_SECRET_ID: set one, not both");
-  }
-  if (problems.length > 0) throw new ConfigError(problems);
-  const d = r as Parsed;
-  return {
-    customerConfigPath: d.ORDER_DESK_CONFIG,
-    toleranceSeconds: d.WEBHOOK_TOLERANCE_SECONDS,
-    secrets: r.WEBHOOK_SECRETS ?? [],
-    ...(r.WEBHOOK_SECRET_ID && { secretId: r.WEBHOOK_SECRET_ID }),
-    cacheTtlMs: d.SECRETS_CACHE_TTL_MS,
-    aws: {
-      ...(r.AWS_REGION && { region: r.AWS_REGION }),
-      ...(r.AWS_ENDPOINT_URL_SECRETS_MANAGER && { endpoint: r.AWS_ENDPOINT_URL_SECRETS_MANAGER }),
-    },
-  };
+  return { values: readRaw(scoped, problems), problems };
 }
 
 /**

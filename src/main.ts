@@ -31,11 +31,8 @@ import * as functions from "./slack/listeners/functions/index.ts";
 import { checkBotToken, createSlackChat, createSlackWorkflowFunctions } from "./slack/outbound/index.ts";
 import { openStore, type Store } from "./store/db.ts";
 import { SupplierClient } from "./supplier/client.ts";
-import { compileEventMapping } from "./supplier/event-mapping.ts";
-import { webhookSecretProblems } from "./supplier/webhook-signing.ts";
-import { attachOrphanEvents, createOrphanSweeper } from "./webhooks/orphans.ts";
-import { webhookRoute } from "./webhooks/receiver.ts";
-import { workReprocess } from "./webhooks/reprocess-job.ts";
+import { attachOrphanEvents } from "./webhooks/orphans.ts";
+import { startSupplierSide, supplierEventsReader } from "./webhooks/wiring.ts";
 
 export interface OrderDesk {
   readonly config: Config;
@@ -66,12 +63,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
   const production = config.env === "production";
   const metrics = createMetrics({ defaultMetrics: options.defaultMetrics ?? true });
   const customer = createCustomer(await loadCustomerConfig(config.customerConfigPath));
-  const { signing, mapping } = customer.config.supplierEvents;
-  // The secrets' form depends on the scheme the customer file names (secrets read from Secrets Manager are
-  // checked when read).
-  const secretProblems = webhookSecretProblems(signing, config.webhooks.secrets);
-  if (secretProblems.length > 0) throw new ConfigError(secretProblems.map((p) => `WEBHOOK_SECRETS: ${p}`));
-  const eventMapper = compileEventMapping(mapping);
+  const eventMapper = supplierEventsReader(customer.config.supplierEvents, config.webhooks.secrets);
 
   const cleanups: Array<() => Promise<void> | void> = [];
   const stopAll = async () => {
@@ -248,23 +240,19 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       logger,
     });
 
-    workReprocess(jobs, {
+    const supplierSide = startSupplierSide({
+      config,
+      supplierEvents: customer.config.supplierEvents,
+      mapper: eventMapper,
       store,
       jobs,
-      mapper: eventMapper,
-      settleMs: config.webhooks.settleMs,
+      getSecrets: webhookSecrets,
       alerts: slack.context.operators.alerts,
-      logger,
-    });
-
-    const sweeper = createOrphanSweeper({
-      ...orphanDeps,
-      orphanAfterMs: config.webhooks.orphanAfterMs,
       alertAdmins,
+      metrics,
       logger,
     });
-    sweeper.start();
-    cleanups.push(() => sweeper.stop());
+    cleanups.push(() => supplierSide.sweeper.stop());
 
     const secretIds = [
       apiKeys.secretId,
@@ -312,18 +300,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       logger,
       routes: [
         ...healthRoutes(readiness),
-        webhookRoute({
-          store,
-          jobs,
-          getSecrets: webhookSecrets,
-          signing,
-          mapper: eventMapper,
-          alerts: slack.context.operators.alerts,
-          toleranceSeconds: config.webhooks.toleranceSeconds,
-          settleMs: config.webhooks.settleMs,
-          metrics,
-          logger,
-        }),
+        supplierSide.route,
         ...(slack.requestListener
           ? [{ path: SLACK_EVENTS_PATH, methods: ["POST"], handler: slack.requestListener }]
           : []),

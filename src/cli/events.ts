@@ -17,7 +17,8 @@ import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { loadCustomerConfig } from "../config/customer.ts";
-import { ConfigError, loadWebhookCheckTarget } from "../config.ts";
+import { loadWebhookCheckTarget } from "../config/operations.ts";
+import { ConfigError } from "../config.ts";
 import { createJobs } from "../jobs/pgboss/adapter.ts";
 import { createWebhookSecrets } from "../secrets/factory.ts";
 import { renderOrderReply } from "../slack/blocks/updates/order-reply.ts";
@@ -256,12 +257,19 @@ async function reprocess(
     const customer = await loadCustomerConfig(
       opened.target?.customerConfigPath ?? loadWebhookCheckTarget(env).customerConfigPath,
     );
-    // Not started: it only enqueues the posting jobs, which the running Order Desk works.
-    const jobs = createJobs({ store: opened.store });
-    const result = await reprocessUnreadable(
-      { store: opened.store, jobs, mapper: compileEventMapping(customer.supplierEvents.mapping) },
-      { ...(since && { since }), by: "order-desk events reprocess" },
-    );
+    // No workers and no taking over of other processes' jobs: it only enqueues the posting jobs, which the
+    // running Order Desk works.
+    const jobs = createJobs({ store: opened.store, owners: false });
+    await jobs.start();
+    let result: Awaited<ReturnType<typeof reprocessUnreadable>>;
+    try {
+      result = await reprocessUnreadable(
+        { store: opened.store, jobs, mapper: compileEventMapping(customer.supplierEvents.mapping) },
+        { ...(since && { since }), by: "order-desk events reprocess" },
+      );
+    } finally {
+      await jobs.stop({ graceMs: 0 });
+    }
     io.stdout.write(
       `Looked at ${result.examined} unreadable deliver${result.examined === 1 ? "y" : "ies"}: ` +
         `${result.read} now read and queued for posting, ${result.duplicates} already stored, ` +

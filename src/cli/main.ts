@@ -15,6 +15,7 @@ Commands:
   doctor     check configuration, Slack, supplier, secrets and the database
   jobs       list and retry failed jobs (PostgreSQL)      (order-desk jobs --help)
   orders     export a month's orders as CSV (PostgreSQL)  (order-desk orders --help)
+  events     try a supplier event against the mapping; reprocess unreadable ones (order-desk events --help)
 
 See README.md for configuration. In a checkout of the repository, \`npm run demo\` runs the whole flow
 offline and \`npm run bench\` the benchmarks.
@@ -49,6 +50,10 @@ const commands: Record<string, Command> = {
   orders: async (argv) => {
     const { runOrders } = await import("./orders.ts");
     return runOrders(argv, processEnvironment(), io);
+  },
+  events: async (argv) => {
+    const { runEvents } = await import("./events.ts");
+    return runEvents(argv, processEnvironment(), io);
   },
 };
 

@@ -57,3 +57,24 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer
     req.on("aborted", onAborted);
   });
 }
+
+/**
+ * Deeper than any real event: a validly signed body nested thousands of levels deep would otherwise overflow
+ * the stack when stored, be answered 503, and be redelivered forever.
+ */
+export const MAX_NESTING = 64;
+
+/** Depth of a parsed JSON value, counted iteratively and given up past `limit`. */
+export function nestingDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop() as [unknown, number];
+    if (current === null || typeof current !== "object") continue;
+    const level = depth + 1;
+    if (level > deepest) deepest = level;
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(current)) stack.push([child, level]);
+  }
+  return deepest;
+}

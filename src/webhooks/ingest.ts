@@ -39,7 +39,7 @@ import { attachOrphans, insertEventsIfNew } from "../store/repositories/events.t
 import { findOrderIdByCorrelationId } from "../store/repositories/order-aliases.ts";
 import { findOrdersByExternalDocumentNumber, setCorrelationId } from "../store/repositories/orders.ts";
 import type { DeliveryInfo } from "../store/repositories/unreadable.ts";
-import type { SupplierEvent } from "../supplier/events.ts";
+import type { SupplierEventCanonical as SupplierEvent } from "../supplier/events.ts";
 import { matchKeyOf } from "./match-key.ts";
 import { attachOrphanEvents } from "./orphans.ts";
 

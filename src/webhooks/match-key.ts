@@ -4,7 +4,7 @@
  * The prefix cannot be a correlation id (those are UUIDs), so the two never collide, and an event of an order we
  * do not know is an orphan under one key either way (alerts, "Attach to order…", the sweep).
  */
-import type { SupplierEvent } from "../supplier/events.ts";
+import type { SupplierEventCanonical as SupplierEvent } from "../supplier/events.ts";
 
 export const DOCUMENT_NUMBER_KEY_PREFIX = "edn:";
 

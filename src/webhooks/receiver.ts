@@ -18,7 +18,6 @@
  * Every answer is JSON saying what happened. A refusal logs and repeats a caller's header only cut short
  * (`clip`): those headers are chosen by whoever calls, credentials or not.
  */
-import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Logger, pino } from "pino";
 import { sendError, sendJson } from "../http/json.ts";
@@ -34,6 +33,7 @@ import {
   DEFAULT_EVENT_MAPPING,
   describeShape,
   type EventMapper,
+  hashBody,
 } from "../supplier/event-mapping.ts";
 import { SHIPPING_UPDATED, STATUS_CHANGED } from "../supplier/events.ts";
 import { MAX_BODY_BYTES } from "../supplier/schema.ts";
@@ -44,7 +44,7 @@ import {
   verifyDelivery,
   type WebhookSigning,
 } from "../supplier/webhook-signing.ts";
-import { checkDeclaredLength, readRawBody } from "./body.ts";
+import { checkDeclaredLength, MAX_NESTING, nestingDepth, readRawBody } from "./body.ts";
 import { WebhookRejectedError } from "./errors.ts";
 import { createIngester, type IngestResult } from "./ingest.ts";
 import { keepUnreadable, postOpenedAlert, type Unreadable } from "./unreadable.ts";
@@ -106,27 +106,6 @@ const KNOWN_TYPES: ReadonlySet<string> = new Set([STATUS_CHANGED, SHIPPING_UPDAT
 function isDataError(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return typeof code === "string" && /^(22|23)[0-9A-Z]{3}$/.test(code);
-}
-
-/**
- * Deeper than any real event: a validly signed body nested thousands of levels deep would otherwise overflow
- * the stack when stored, be answered 503, and be redelivered forever.
- */
-const MAX_NESTING = 64;
-
-/** Depth of a parsed JSON value, counted iteratively and given up past `limit`. */
-function nestingDepth(value: unknown, limit: number): number {
-  let deepest = 0;
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop() as [unknown, number];
-    if (current === null || typeof current !== "object") continue;
-    const level = depth + 1;
-    if (level > deepest) deepest = level;
-    if (deepest > limit) return deepest;
-    for (const child of Object.values(current)) stack.push([child, level]);
-  }
-  return deepest;
 }
 
 export function createWebhookHandler(options: WebhookReceiverOptions) {
@@ -295,7 +274,7 @@ export function createWebhookHandler(options: WebhookReceiverOptions) {
       ...(verified.timestamp !== undefined && { timestamp: verified.timestamp }),
       ...(req.headers["content-type"] && { contentType: clip(req.headers["content-type"], 100) as string }),
     };
-    const bodyHash = createHash("sha256").update(raw).digest("hex");
+    const bodyHash = hashBody(raw);
 
     let json: unknown;
     try {

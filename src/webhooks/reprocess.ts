@@ -21,8 +21,8 @@ import {
   summariseOpenShapes,
   type UnreadableEvent,
 } from "../store/repositories/unreadable.ts";
-import type { EventMapper } from "../supplier/event-mapping.ts";
-import type { SupplierEvent } from "../supplier/events.ts";
+import { type EventMapper, hashBody, type MapResult } from "../supplier/event-mapping.ts";
+import type { SupplierEventCanonical as SupplierEvent } from "../supplier/events.ts";
 import { createIngester } from "./ingest.ts";
 import { unreadableAlert } from "./unreadable.ts";
 
@@ -108,10 +108,9 @@ export async function reprocessUnreadable(
   const reasons = new Map<string, string>();
   for (const row of rows) {
     const parsed = parse(row.body);
-    const hash = row.id.startsWith("sha256:") ? row.id.slice("sha256:".length) : undefined;
-    const mapped = parsed.ok
-      ? deps.mapper.map(parsed.json, hash !== undefined ? { bodyHash: hash } : {})
-      : ({ ok: false, reason: "The body is not valid JSON." } as const);
+    const mapped: MapResult = parsed.ok
+      ? deps.mapper.map(parsed.json, { bodyHash: hashBody(row.body) })
+      : { ok: false, reason: "The body is not valid JSON." };
     if (mapped.ok) {
       readable.push({ row, event: mapped.event });
       continue;

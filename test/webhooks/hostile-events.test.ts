@@ -192,16 +192,20 @@ describe("unsigned requests with long headers", () => {
       body: "{}",
     });
     expect(noSignature.status).toBe(401);
-    const notJson = await fetch(h.url, {
+    const forged = await fetch(h.url, {
       method: "POST",
       // One long header per request: Node refuses more than 16 KB of headers (431) before any handler runs.
-      headers: { "content-type": long("application/x-"), "webhook-id": "msg_1" },
+      headers: {
+        "content-type": "application/json",
+        "webhook-id": "msg_1",
+        "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
+        "webhook-signature": long("v1,"),
+      },
       body: "{}",
     });
-    expect(notJson.status).toBe(415);
-    const answer = (await notJson.json()) as { message: string };
+    expect(forged.status).toBe(401);
+    const answer = (await forged.json()) as { message: string };
     expect(answer.message.length).toBeLessThan(300);
-    expect(answer.message).toContain("(15014 characters)");
 
     const lines = logLines.slice(before).filter((l) => l.includes("webhook refused"));
     expect(lines).toHaveLength(2);

@@ -16,7 +16,7 @@ import { type Logger, pino } from "pino";
 import { PermanentJobError, RetryLaterError } from "../../jobs/errors.ts";
 import type { Jobs } from "../../jobs/jobs.ts";
 import type { ApprovalJobData } from "../../jobs/payloads.ts";
-import { DEFAULT_POLICIES, QUEUES, type QueueName } from "../../jobs/queues.ts";
+import { DEFAULT_POLICIES, QUEUES } from "../../jobs/queues.ts";
 import type { JobContext, JobHandler } from "../../jobs/worker.ts";
 import {
   type ApprovalMessage,
