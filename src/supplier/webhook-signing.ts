@@ -158,7 +158,11 @@ export interface VerifyDeliveryInput {
 }
 
 export interface VerifiedDelivery {
-  /** The delivery's id header (`webhook-id`, or the configured `idHeader`) when there is one. */
+  /**
+   * The delivery's id header (`webhook-id`, or the configured `idHeader`) when there is one. Covered by the
+   * signature with Standard Webhooks and when `signedContent` uses `{id}`; otherwise only informative (deduplicate
+   * on the event's id in the signed body).
+   */
   deliveryId?: string;
   /** Unix seconds of the timestamp header, when the scheme has one. */
   timestamp?: number;

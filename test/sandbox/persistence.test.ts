@@ -10,8 +10,10 @@ import { pino } from "pino";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSandboxCommand } from "../../src/cli/sandbox.ts";
+import { ALT_DIALECT_SIGNING } from "../../src/sandbox/dialect.ts";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
 import { openStore } from "../../src/store/db.ts";
+import { verifyDelivery } from "../../src/supplier/webhook-signing.ts";
 import { getTestStore, openTestStore, pgliteTemplate } from "../helpers/db.ts";
 import { createOrder, dispatcher, KEY, SECRET, startReceiver, validOrder, waitFor } from "./support.ts";
 
@@ -137,6 +139,61 @@ describe("sandbox on the project store", () => {
       expect(list[0]?.correlationId).toBe(id);
     } finally {
       await sandbox.close();
+      await receiver.close();
+    }
+  });
+
+  it("redelivers an alt-dialect event after a restart with the same delivery id and body", async () => {
+    const store = await getTestStore();
+    let receiverUp = false;
+    const receiver = await startReceiver(() => (receiverUp ? 200 : 500));
+    const altSecret = "alt-dialect-restart-secret";
+    const options = {
+      store,
+      apiKeys: [KEY],
+      webhookUrl: receiver.url,
+      webhookSecret: altSecret,
+      dialect: "alt",
+    } as const;
+    try {
+      // Realistic speed first, so the order's first event is undelivered when the sandbox stops.
+      const first = await startSandbox({ ...options, speed: 1 });
+      const placed = await createOrder(
+        first.url,
+        validOrder({ orderLines: [{ itemNumber: "A", quantity: 1 }] }),
+      );
+      const correlationId = placed.json.data.correlationId as string;
+      await waitFor(
+        async () => (await first.order(correlationId))?.events[0]?.delivery.attempts.length === 1,
+      );
+      await first.close();
+
+      receiverUp = true;
+      const second = await startSandbox({ ...options, speed: FAST });
+      try {
+        const done = await waitFor(async () => {
+          const o = await second.order(correlationId);
+          return o?.status === "delivered" && o.events.every((e) => e.delivery.state === "delivered") && o;
+        }, 8_000);
+        const firstId = done.events[0]?.event.id;
+        const ofFirst = receiver.received.filter((r) => r.headers["x-supplier-delivery"] === firstId);
+        expect(ofFirst.map((r) => JSON.parse(r.body).eventId)).toEqual([firstId, firstId]);
+        expect(ofFirst[1]?.body).toBe(ofFirst[0]?.body);
+        for (const r of receiver.received) {
+          expect(
+            verifyDelivery({
+              signing: ALT_DIALECT_SIGNING,
+              headers: r.headers,
+              rawBody: r.body,
+              secrets: [altSecret],
+              nowSeconds: Math.floor(Date.now() / 1000),
+            }).deliveryId,
+          ).toBe(JSON.parse(r.body).eventId);
+        }
+      } finally {
+        await second.close();
+      }
+    } finally {
       await receiver.close();
     }
   });
