@@ -140,6 +140,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       clientOptions: secretsClientOptions,
     });
     const webhookSecrets = await createWebhookSecrets({
+      signing: customer.config.supplierEvents.signing,
       secretId: config.webhooks.secretId,
       secrets: config.webhooks.secrets,
       ttlMs: config.apiKey.cacheTtlMs,

@@ -144,6 +144,7 @@ async function checkSignature(
   }
   const target = loadWebhookCheckTarget(env);
   const source = await createWebhookSecrets({
+    signing,
     secretId: target.secretId,
     secrets: target.secrets,
     ttlMs: target.cacheTtlMs,

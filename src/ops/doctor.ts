@@ -159,6 +159,7 @@ export async function runDoctorChecks(
           cfg.webhooks.secretId && held.secretsClient
             ? { kind: "secrets-manager", client: held.secretsClient, secretId: cfg.webhooks.secretId }
             : { kind: "env", secrets: cfg.webhooks.secrets },
+          (customer as CustomerConfig | null)?.supplierEvents.signing,
         );
         secrets.push(...checked.secrets);
         return checked.outcome;

@@ -1,8 +1,10 @@
 /**
  * Picks the key source from configuration: a Secrets Manager secret id, or a key in the environment, never both.
  */
+
 import type { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import type { Logger } from "pino";
+import type { WebhookSigning } from "../supplier/webhook-signing.ts";
 import type { BackoffOptions } from "./cache.ts";
 import type { SecretsManagerClientOptions } from "./client.ts";
 import { ENV_KEY_SOURCE, EnvKeyProvider } from "./env-provider.ts";
@@ -100,6 +102,8 @@ export async function createWebhookSecrets(options: {
   ttlMs: number;
   logger: Logger;
   clientOptions: SecretsManagerClientOptions;
+  /** The scheme the secrets are for (default Standard Webhooks). */
+  signing?: WebhookSigning;
 }): Promise<(request?: { refresh?: boolean }) => readonly string[] | Promise<readonly string[]>> {
   const { secretId } = options;
   if (!secretId) return () => options.secrets;
@@ -112,5 +116,6 @@ export async function createWebhookSecrets(options: {
     secretId,
     ttlMs: options.ttlMs,
     logger: options.logger,
+    ...(options.signing && { signing: options.signing }),
   });
 }

@@ -4,13 +4,19 @@ import {
   type SecretsManagerClient,
 } from "@aws-sdk/client-secrets-manager";
 import type { Logger } from "pino";
+import {
+  STANDARD_WEBHOOKS_SIGNING,
+  type WebhookSigning,
+  webhookSecretProblems,
+} from "../supplier/webhook-signing.ts";
 import { SecretMalformedError, type SecretsError } from "./errors.ts";
 import { toSecretsError } from "./sdk-errors.ts";
 
 /**
  * The supplier's webhook signing secrets kept in Secrets Manager (WEBHOOK_SECRET_ID). The secret string is
- * one `whsec_…` value, several separated by commas or white space, or JSON `{"secrets": ["whsec_…", …]}`;
- * several are accepted during a rotation.
+ * one value, several separated by commas or white space, or JSON `{"secrets": ["…", …]}`; several are accepted
+ * during a rotation. Each must fit the signing scheme (customer file, `supplierEvents.signing`): `whsec_…` for
+ * Standard Webhooks, the supplier's shared secret for an HMAC header.
  *
  * Cached for `ttlMs` like the API key: a failed refresh keeps the last good value, so a Secrets Manager outage
  * does not turn every webhook delivery into a 401. A delivery whose signature matches none of the cached
@@ -26,6 +32,8 @@ export interface WebhookSecretSourceOptions {
   minRefreshIntervalMs?: number;
   now?: () => number;
   logger?: Logger;
+  /** The scheme the secrets are for (default Standard Webhooks). */
+  signing?: WebhookSigning;
 }
 
 /** Asked with `{ refresh: true }` after a signature mismatch; plain calls use the cache. */
@@ -33,18 +41,15 @@ export type WebhookSecretSource = (request?: { refresh?: boolean }) => Promise<s
 
 export const DEFAULT_WEBHOOK_SECRET_REFRESH_MS = 30_000;
 
-const SECRET = /^whsec_[A-Za-z0-9+/]{16,}={0,2}$/;
-
-function isWellFormed(value: unknown): value is string {
-  // Base64 comes in groups of 4 characters: anything else cannot be decoded to the HMAC key.
-  return typeof value === "string" && SECRET.test(value) && (value.length - "whsec_".length) % 4 === 0;
-}
-
 /**
- * The secrets a SecretString holds, checked: each must be `whsec_` and base64. Throws `SecretMalformedError`
- * naming the secret and how many values are wrong, never a value.
+ * The secrets a SecretString holds, checked against the scheme. Throws `SecretMalformedError` naming the secret
+ * and how many values are wrong, never a value.
  */
-export function parseWebhookSecrets(text: string | undefined, secretId: string): string[] {
+export function parseWebhookSecrets(
+  text: string | undefined,
+  secretId: string,
+  signing: WebhookSigning = STANDARD_WEBHOOKS_SIGNING,
+): string[] {
   const raw = (text ?? "").trim();
   let values: unknown[];
   if (raw.startsWith("{")) {
@@ -59,17 +64,20 @@ export function parseWebhookSecrets(text: string | undefined, secretId: string):
   } else {
     values = raw.split(/[\s,]+/).filter(Boolean);
   }
-  const secrets = values.filter(isWellFormed);
+  const secrets = values.filter(
+    (v): v is string => typeof v === "string" && webhookSecretProblems(signing, [v]).length === 0,
+  );
   if (secrets.length === 0 || secrets.length !== values.length) {
+    const form = signing.scheme === "standard-webhooks" ? "whsec_<base64>" : "usable HMAC secrets";
     const what =
       text === undefined
         ? "holds no SecretString (binary secrets are not supported)"
         : values.length === 0
           ? "holds no webhook signing secret"
-          : `holds ${values.length - secrets.length} of ${values.length} value(s) that are not whsec_<base64>`;
+          : `holds ${values.length - secrets.length} of ${values.length} value(s) that are not ${form} (${signing.scheme})`;
     throw new SecretMalformedError(
-      `Secret ${secretId} ${what}: store one whsec_… value, several separated by commas, or ` +
-        'JSON {"secrets": ["whsec_…"]} (values not shown; see docs/secrets.md).',
+      `Secret ${secretId} ${what}: store one value, several separated by commas, or ` +
+        'JSON {"secrets": ["…"]} (values not shown; see docs/secrets.md).',
       secretId,
     );
   }
@@ -85,6 +93,7 @@ export interface WebhookSecretsRead {
 export async function readWebhookSecrets(
   client: SecretsManagerClient,
   secretId: string,
+  signing?: WebhookSigning,
 ): Promise<WebhookSecretsRead> {
   let out: GetSecretValueCommandOutput;
   try {
@@ -92,7 +101,10 @@ export async function readWebhookSecrets(
   } catch (error) {
     throw toSecretsError(error, secretId, "GetSecretValue", null);
   }
-  return { secrets: parseWebhookSecrets(out.SecretString, secretId), versionId: out.VersionId ?? null };
+  return {
+    secrets: parseWebhookSecrets(out.SecretString, secretId, signing),
+    versionId: out.VersionId ?? null,
+  };
 }
 
 export function createWebhookSecretSource(options: WebhookSecretSourceOptions): WebhookSecretSource {
@@ -106,7 +118,7 @@ export function createWebhookSecretSource(options: WebhookSecretSourceOptions): 
   const fetchSecrets = async (reason: "load" | "ttl" | "mismatch"): Promise<string[]> => {
     lastReadAt = now();
     try {
-      const read = await readWebhookSecrets(options.client, options.secretId);
+      const read = await readWebhookSecrets(options.client, options.secretId, options.signing);
       const before = cached;
       cached = { ...read, at: now() };
       const changed =

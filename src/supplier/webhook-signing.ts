@@ -203,6 +203,8 @@ export function signDelivery(signing: WebhookSigning, input: SignDeliveryInput):
   return signHmacDelivery(signing, { ...input, secrets });
 }
 
+const STANDARD_SECRET = /^whsec_[A-Za-z0-9+/]{16,}={0,2}$/;
+
 /** Shortest HMAC secret accepted: shorter ones are guessable offline from one signed delivery. */
 export const MIN_HMAC_SECRET_LENGTH = 16;
 
@@ -218,6 +220,9 @@ export function webhookSecretProblems(signing: WebhookSigning, secrets: readonly
       secrets.length > 1 ? `Webhook secret ${index + 1} of ${secrets.length}` : "The webhook secret";
     if (signing.scheme === "standard-webhooks") {
       try {
+        // The prefix and a key of at least 12 bytes are required here (the reference library tolerates less):
+        // a value that is not a whole whsec_ secret was most likely cut short when copied.
+        if (!STANDARD_SECRET.test(secret)) throw new InvalidWebhookSecretError("not a whole whsec_ secret");
         decodeWebhookSecret(secret);
       } catch (error) {
         if (!(error instanceof InvalidWebhookSecretError)) throw error;
