@@ -114,11 +114,13 @@ export function integerAt(body: object, field: Field, min: number, need: string,
   if (typeof value === "number") number = value;
   else if (typeof value === "string" && INTEGER.test(value.trim())) number = Number(value.trim());
   if (number === undefined || !Number.isSafeInteger(number)) {
-    const shown = typeof value === "string" ? `${shortValue(value)}, ` : "";
-    throw new Unreadable(
-      `${at(field, where)} is ${shown}${typeof value === "number" ? String(value) : kindOf(value)}, not a whole number`,
-      field.key,
-    );
+    const shown =
+      typeof value === "string"
+        ? shortValue(value)
+        : typeof value === "number"
+          ? String(value)
+          : kindOf(value);
+    throw new Unreadable(`${at(field, where)} is ${shown}, not a whole number`, field.key);
   }
   if (number < min) {
     throw new Unreadable(`${at(field, where)} is ${number}; it must be at least ${min}`, field.key);
