@@ -120,7 +120,7 @@ export function compileEventMapping(mapping: EventMapping): EventMapper {
     const previous = optionalText(body, sc.previousStatus);
     if (previous !== undefined && sc.previousStatus)
       data.previousStatus = stateOf(sc.previousStatus, previous);
-    const reason = optionalText(body, sc.reason);
+    const reason = freeText(body, sc.reason);
     if (reason !== undefined) data.reason = reason;
     return data;
   }
@@ -129,7 +129,7 @@ export function compileEventMapping(mapping: EventMapping): EventMapper {
   function shippingData(body: object): Record<string, unknown> {
     const number = su.parcelNumber ? integerAt(body, su.parcelNumber, 1, SHIPPING) : 1;
     const of = su.parcelCount ? integerAt(body, su.parcelCount, 1, SHIPPING) : 1;
-    const carrier = textAt(body, su.carrier, SHIPPING);
+    const carrier = textAt(body, su.carrier, SHIPPING, undefined, true);
     const trackingNumber = textAt(body, su.trackingNumber, SHIPPING);
     const statusField = su.status;
     const raw = textAt(body, statusField, SHIPPING);
@@ -147,7 +147,7 @@ export function compileEventMapping(mapping: EventMapping): EventMapper {
     if (eta !== undefined) data.estimatedDelivery = eta;
     data.status = status;
     data.lines = su.lines ? linesAt(body, su.lines) : [];
-    const problem = optionalText(body, su.exceptionReason);
+    const problem = freeText(body, su.exceptionReason);
     if (problem !== undefined) data.exceptionReason = problem;
     return data;
   }
@@ -204,7 +204,9 @@ export function compileEventMapping(mapping: EventMapping): EventMapper {
     if (correlationId !== undefined) event.correlationId = correlationId;
     if (documentNumber !== undefined) event.externalDocumentNumber = documentNumber;
     if (milestone === undefined) {
-      event.data = body;
+      // Shown as received: our own format's `data` when the body has one (as before mappings), else the body.
+      const own = (body as { data?: unknown }).data;
+      event.data = typeof own === "object" && own !== null && !Array.isArray(own) ? own : body;
       return checked(event, "unknown");
     }
     if (milestone.kind === "shipping") {
@@ -229,6 +231,11 @@ export function compileEventMapping(mapping: EventMapping): EventMapper {
 
   function optionalText(body: object, field: Field | null): string | undefined {
     return field === null ? undefined : textAt(body, field, null);
+  }
+
+  /** Text people read (a reason): kept whole, however long; the replies cut it short. */
+  function freeText(body: object, field: Field | null): string | undefined {
+    return field === null ? undefined : textAt(body, field, null, undefined, true);
   }
 
   return {

@@ -7,8 +7,12 @@
 import { z } from "zod";
 import { compilePath, type JsonPath, readPath } from "./json-path.ts";
 
-/** Longest text value accepted from an event; a longer one is a broken mapping or a hostile body. */
-export const MAX_TEXT_LENGTH = 10_000;
+/**
+ * Longest identifier accepted from an event (its id, type, correlation id, document number, a status or item
+ * number): a longer one is a broken mapping or a hostile body, and the database could not index it. Free text (a
+ * reason, a carrier's name) has no limit of its own beyond the body's: Slack's replies cut it short.
+ */
+export const MAX_TEXT_LENGTH = 500;
 
 /** Why a body cannot be read: thrown inside the mapper, returned from `map` as `{ ok: false }`. */
 export class Unreadable {
@@ -79,14 +83,26 @@ function wrong(field: Field, value: unknown, expected: string, where?: string): 
  * Text at the path (numbers are read as their text: ids and tracking numbers are often sent as numbers), trimmed.
  * `need` says why it is required; `null` makes it optional.
  */
-export function textAt(body: object, field: Field, need: string, where?: string): string;
-export function textAt(body: object, field: Field, need: null, where?: string): string | undefined;
-export function textAt(body: object, field: Field, need: string | null, where?: string): string | undefined {
+export function textAt(body: object, field: Field, need: string, where?: string, free?: boolean): string;
+export function textAt(
+  body: object,
+  field: Field,
+  need: null,
+  where?: string,
+  free?: boolean,
+): string | undefined;
+export function textAt(
+  body: object,
+  field: Field,
+  need: string | null,
+  where?: string,
+  free = false,
+): string | undefined {
   const value = readPath(body, field.path);
   let text: string | undefined;
   if (typeof value === "string") {
     text = value.trim();
-    if (text.length > MAX_TEXT_LENGTH) {
+    if (!free && text.length > MAX_TEXT_LENGTH) {
       throw new Unreadable(
         `${at(field, where)} is ${text.length} characters long, more than the ${MAX_TEXT_LENGTH} accepted`,
         field.key,

@@ -102,10 +102,13 @@ function storableShape<T extends { fields: ReadonlyArray<{ path: string; type: s
 /** Our own event types (a metric label each); a type the mapping left as the supplier named it counts as other. */
 const KNOWN_TYPES: ReadonlySet<string> = new Set([STATUS_CHANGED, SHIPPING_UPDATED]);
 
-/** SQLSTATE classes that mean "this value cannot be stored" (not "the database is unreachable"). */
+/**
+ * SQLSTATE classes that mean "this value cannot be stored" (data exception, integrity, a program limit such as an
+ * index row too large), not "the database is unreachable".
+ */
 function isDataError(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
-  return typeof code === "string" && /^(22|23)[0-9A-Z]{3}$/.test(code);
+  return typeof code === "string" && /^(22|23|54)[0-9A-Z]{3}$/.test(code);
 }
 
 export function createWebhookHandler(options: WebhookReceiverOptions) {

@@ -179,10 +179,10 @@ describe("a body the mapping cannot read", () => {
       '`qty` in line 1 of `shipment.items` (supplierEvents.shippingUpdated.lineQuantity) is "two", not a whole number',
     ],
     [
-      "an overlong text",
-      shipmentWith({ problem: "x".repeat(10_001) }),
-      "supplierEvents.shippingUpdated.exceptionReason",
-      "`shipment.problem` (supplierEvents.shippingUpdated.exceptionReason) is 10001 characters long, more than the 10000 accepted",
+      "an overlong tracking number",
+      shipmentWith({ tracking: { code: "x".repeat(501), link: "https://t.example/1" } }),
+      "supplierEvents.shippingUpdated.trackingNumber",
+      "`shipment.tracking.code` (supplierEvents.shippingUpdated.trackingNumber) is 501 characters long, more than the 500 accepted",
     ],
   ])("%s: says which key and path, with the id when it was read", (_, body, field, reason) => {
     const result = alt.map(body);
