@@ -80,9 +80,11 @@ describe.each(TEST_BACKENDS)("jobs on %s", (backend) => {
         updatedOn: q.updated_on.getTime(),
       }));
     };
-    // The approval queues are created alongside and follow the same rules.
+    // The approval and reprocessing queues are created alongside and follow the same rules.
     const core = (queues: { name: string; retryLimit: number }[]) =>
-      queues.filter((q) => !q.name.startsWith("approval-")).map((q) => [q.name, q.retryLimit]);
+      queues
+        .filter((q) => !q.name.startsWith("approval-") && q.name !== "reprocess-events")
+        .map((q) => [q.name, q.retryLimit]);
     const first = await restart();
     expect(core(first)).toEqual([
       ["place-order", 2],
