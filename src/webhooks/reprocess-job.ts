@@ -1,6 +1,8 @@
 /**
  * The `reprocess-events` queue: an admin's Reprocess on an alert about unreadable deliveries (enqueued with the
- * click, before its answer: src/orders/operations/act.ts). The run reads the shape's deliveries again, then shows
+ * click, before its answer: src/orders/operations/act.ts). The run reads every unreadable delivery again, not only
+ * the alert's shape: one order's events often come in several shapes (a status change with and without its
+ * previous status, a shipment), and only read together are they posted in the order they happened. Then it shows
  * in Slack what came of it: a new alert for what is still unreadable, the outcome on alerts now fully read. A
  * repeated run adds nothing (every event is deduplicated), so the queue's retries are safe.
  */
@@ -18,7 +20,7 @@ export function workReprocess(
   jobs.work(
     QUEUES.reprocessEvents,
     async (job) => {
-      const result = await reprocessUnreadable(deps, { shapeKey: job.data.shapeKey, by: job.data.by });
+      const result = await reprocessUnreadable(deps, { by: job.data.by });
       deps.logger.info(
         {
           shape: job.data.shapeKey,

@@ -39,7 +39,7 @@ export interface ReprocessDeps {
 export interface ReprocessRequest {
   /** Only deliveries received at or after this time. */
   since?: Date;
-  /** Only deliveries of this shape (an alert's Reprocess). */
+  /** Only deliveries of this shape (a narrower run; an alert's Reprocess reads them all, see reprocess-job.ts). */
   shapeKey?: string;
   /** Who asked: an admin's Slack user id, or the command line. */
   by: string;

@@ -98,8 +98,9 @@ async function apply(
 }
 
 /**
- * The deliveries of the item's shape are read again by a durable job (there may be many, more than a click may
- * wait for); the job's id is the item's, so the click runs it once. What is still unreadable then gets a new item.
+ * The unreadable deliveries are read again by a durable job (there may be many, more than a click may wait for),
+ * all of them, so an order's events of several shapes are posted in order; the job's id is the item's, so the
+ * click runs it once. What is still unreadable then gets a new item.
  */
 async function reprocess(
   deps: OperatorDeps,

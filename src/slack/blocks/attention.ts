@@ -103,7 +103,7 @@ function doneNext(item: AttentionItem): string {
     case "attached":
       return " Its waiting updates are being posted in the order's thread.";
     case "reprocessed":
-      return " The deliveries are being read again; each one that can now be read is posted once in its order's thread, and what still cannot be read gets a new alert.";
+      return " Every unreadable delivery is being read again with the mapping in force; each one that can now be read is posted once in its order's thread, in the order they happened, and what still cannot be read gets a new alert.";
     default:
       return "";
   }
