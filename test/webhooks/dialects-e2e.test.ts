@@ -392,23 +392,23 @@ describe.each(CASES)("the %s dialect end to end (%s)", (dialect, backend) => {
       await desk.stop();
       desk = await world.startDesk({ logger: silent });
       const ivy = world.user(IT_LEAD);
-      // As an admin does: one alert after the other, each once its deliveries were read.
+      // Every alert's Reprocess, one click after the other (each is answered before the next is made). Each
+      // click reprocesses its own shape only: see the next test for an admin who waits in between.
       for (const alert of alerts) {
-        const shapeKey = /shape (\w+)/.exec(alert.versions.at(-1)?.text ?? "")?.[1];
-        await ivy.clickInMessage({ channel: ADMIN_CHANNEL, ts: alert.ts, actionId: REPROCESS });
-        await until(
-          async () =>
-            (
-              await desk.store.query(
-                "SELECT count(*)::int AS n FROM unreadable_events WHERE shape_key = $1 AND resolved_at IS NULL",
-                [shapeKey],
-              )
-            ).rows[0] as { n: number },
-          (r) => r.n === 0,
-          `the deliveries of shape ${shapeKey} read`,
-          30_000,
-        );
+        const click = await ivy.clickInMessage({ channel: ADMIN_CHANNEL, ts: alert.ts, actionId: REPROCESS });
+        expect(click.response.status).toBe(200);
       }
+      await until(
+        async () =>
+          (
+            await desk.store.query(
+              "SELECT count(*)::int AS n FROM unreadable_events WHERE resolved_at IS NULL",
+            )
+          ).rows[0] as { n: number },
+        (r) => r.n === 0,
+        "every kept delivery read",
+        30_000,
+      );
       const stored = await until(
         () => storedEvents(order.id),
         (events) => events.length === ids.length && events.every((e) => e.postedAt !== null),
@@ -451,6 +451,56 @@ describe.each(CASES)("the %s dialect end to end (%s)", (dialect, backend) => {
       await new Promise((r) => setTimeout(r, 1_500));
       expect(world.fake.thread(order.channel, order.ts)).toHaveLength(before);
       expect(await storedEvents(order.id)).toHaveLength(ids.length);
+    });
+
+    it("posts in order when the admin reprocesses the shapes one at a time, each once its updates are out", {
+      timeout: 180_000,
+    }, async () => {
+      const earlier = new Set(world.fake.topLevel(ADMIN_CHANNEL).map((m) => m.ts));
+      await desk.stop();
+      const wrong = await world.customerConfigWith(await wrongMapping(dialect, dir));
+      desk = await world.startDesk({ logger: silent, env: { ORDER_DESK_CONFIG: wrong } });
+      await placeFromSlack("HD-2004");
+      const late = await deskOrder("HD-2004");
+      const lateIds = (await deliveredBySandbox(late.correlationId as string)).map((e) => e.event.id);
+      const fresh = await world.fake.waitFor(
+        () => {
+          const found = world.fake
+            .topLevel(ADMIN_CHANNEL)
+            .filter((m) => !earlier.has(m.ts) && json(m.versions.at(-1)?.blocks).includes(REPROCESS));
+          return found.length >= alerts.length ? found : undefined;
+        },
+        { timeoutMs: 20_000, what: "the alerts about HD-2004's deliveries" },
+      );
+      expect(fresh.length).toBeGreaterThan(1);
+      await desk.stop();
+      desk = await world.startDesk({ logger: silent });
+      const ivy = world.user(IT_LEAD);
+      for (const alert of fresh) {
+        const shapeKey = /shape (\w+)/.exec(alert.versions.at(-1)?.text ?? "")?.[1];
+        await ivy.clickInMessage({ channel: ADMIN_CHANNEL, ts: alert.ts, actionId: REPROCESS });
+        // An admin who reads the thread before the next alert: this shape's updates are all handled.
+        await until(
+          async () =>
+            (
+              await desk.store.query(
+                `SELECT count(*)::int AS n FROM unreadable_events u
+                   LEFT JOIN supplier_events e ON e.id = u.event_id
+                  WHERE u.shape_key = $1 AND (u.resolved_at IS NULL OR e.posted_at IS NULL)`,
+                [shapeKey],
+              )
+            ).rows[0] as { n: number },
+          (r) => r.n === 0,
+          `the updates of shape ${shapeKey} handled`,
+          30_000,
+        );
+      }
+      const replies = replyEventIds(late);
+      expect(replies.map((id) => lateIds.indexOf(id))).toEqual(
+        [...replies.map((id) => lateIds.indexOf(id))].sort((a, b) => a - b),
+      );
+      const thread = world.fake.thread(late.channel, late.ts).filter((m) => m.ts !== late.ts);
+      expect(thread.map((m) => m.versions.at(-1)?.text ?? "").join("\n")).not.toMatch(/arrived late/i);
     });
   });
 });
