@@ -7,10 +7,14 @@
  * world unless given, so a log scan knows exactly what must not appear.
  */
 import { randomBytes } from "node:crypto";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
 import type { OrderDesk } from "../src/main.ts";
+import type { SandboxDialect } from "../src/sandbox/dialect.ts";
 import { generateTestKey } from "../src/sandbox/keys.ts";
 import { type SandboxHandle, type SandboxOptions, startSandbox } from "../src/sandbox/sandbox.ts";
 import { type FakeSecretsManager, startFakeSecretsManager } from "./fake-secrets-manager.ts";
@@ -20,6 +24,10 @@ import { createSlackRequests, type SlackRequests } from "./slack-requests.ts";
 
 export const EXAMPLE_CUSTOMER_CONFIG = fileURLToPath(
   new URL("../examples/order-desk.config.yml", import.meta.url),
+);
+/** The shipped `supplierEvents` block that maps the sandbox's alt dialect. */
+export const ALT_DIALECT_SUPPLIER_EVENTS = fileURLToPath(
+  new URL("../examples/supplier-events.alt.yml", import.meta.url),
 );
 /** Where the world's Secrets Manager holds the supplier API key (`SUPPLIER_API_KEY_SECRET_ID`). */
 export const SECRET_ID = "order-desk/supplier-api-key";
@@ -62,6 +70,17 @@ export interface WorldOptions {
   slackMode?: "http" | "socket";
   /** The customer file (default: examples/order-desk.config.yml). */
   customerConfig?: string;
+  /**
+   * What the sandbox's webhooks look like and how they are signed (docs/sandbox.md, Dialects). Default `default`.
+   * With `alt`, Order Desk's customer file is `customerConfig` with `supplierEvents: { file: <the shipped
+   * example mapping> }` added (written to a temporary directory), and the webhook secret is one for its HMAC.
+   */
+  dialect?: SandboxDialect;
+  /**
+   * The `supplierEvents` file Order Desk's customer file names, instead of the dialect's (with `alt`, the shipped
+   * example; with `default`, none): e.g. a mapping that does not fit, to see what admins see.
+   */
+  supplierEvents?: string;
   /** Variables for every Order Desk started in this world; they win over the world's own. */
   env?: Record<string, string>;
 }
@@ -90,6 +109,14 @@ export interface World {
   /** The app-level token (xapp-…) the fake accepts for Socket Mode. */
   readonly appToken: string;
   readonly webhookSecrets: string[];
+  readonly dialect: SandboxDialect;
+  /** The customer file Order Desk is given (`ORDER_DESK_CONFIG`). */
+  readonly customerConfig: string;
+  /**
+   * `base` (default: the world's `customerConfig` option, else the example) with `supplierEvents: { file }` added,
+   * written to the world's temporary directory: a customer file for a restart with another mapping.
+   */
+  customerConfigWith(supplierEventsFile: string, base?: string): Promise<string>;
   /** Signed Slack requests to Order Desk's `/slack/events`. */
   readonly requests: SlackRequests;
   /**
@@ -120,6 +147,21 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const closers: Array<() => Promise<unknown>> = [];
   const desks: OrderDesk[] = [];
   let closed = false;
+  const dialect = options.dialect ?? options.sandbox?.dialect ?? "default";
+  let tempDir: string | undefined;
+  const customerConfigWith = async (supplierEventsFile: string, base?: string): Promise<string> => {
+    if (tempDir === undefined) {
+      tempDir = await mkdtemp(join(tmpdir(), "order-desk-world-"));
+      const dir = tempDir;
+      closers.push(() => rm(dir, { recursive: true, force: true }));
+    }
+    const file = join(tempDir, `order-desk.config.${desks.length}.${randomBytes(3).toString("hex")}.yml`);
+    await writeFile(
+      file,
+      await withSupplierEvents(base ?? options.customerConfig ?? EXAMPLE_CUSTOMER_CONFIG, supplierEventsFile),
+    );
+    return file;
+  };
 
   async function close(): Promise<void> {
     if (closed) return;
@@ -135,6 +177,8 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       speed: options.speed ?? 1,
       ...(options.seed !== undefined && { seed: options.seed }),
       ...options.sandbox,
+      // Without a webhookSecret the sandbox generates one in the dialect's form (whsec_… or 64 hex characters).
+      dialect,
     });
     closers.push(() => sandbox.close());
     const webhookSecrets = [...sandbox.webhookSecrets];
@@ -144,6 +188,12 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       closers.push(() => front.close());
       supplierUrl = front.url;
     }
+    const supplierEvents =
+      options.supplierEvents ?? (dialect === "alt" ? ALT_DIALECT_SUPPLIER_EVENTS : undefined);
+    const customerConfig =
+      supplierEvents === undefined
+        ? (options.customerConfig ?? EXAMPLE_CUSTOMER_CONFIG)
+        : await customerConfigWith(supplierEvents);
     const secretsManager = await startFakeSecretsManager({ port: 0 });
     closers.push(() => secretsManager.close());
     const apiKey = keys[0] as string;
@@ -173,7 +223,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       const chosen = { ...options.env, ...extra };
       const store = "DATABASE_URL" in chosen || "ORDER_DESK_DATA_DIR" in chosen;
       return {
-        ORDER_DESK_CONFIG: options.customerConfig ?? EXAMPLE_CUSTOMER_CONFIG,
+        ORDER_DESK_CONFIG: customerConfig,
         ...(store ? {} : { ORDER_DESK_DATA_DIR: "memory://" }),
         HTTP_HOST: "127.0.0.1",
         HTTP_PORT: String(port),
@@ -209,6 +259,9 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       slackMode,
       appToken,
       webhookSecrets,
+      dialect,
+      customerConfig,
+      customerConfigWith,
       requests,
       env,
       async startDesk(start = {}) {
@@ -244,4 +297,16 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     await close();
     throw error;
   }
+}
+
+/**
+ * The customer file at `base` with `supplierEvents: { file: <absolute path> }` appended. The base must not have a
+ * `supplierEvents` block of its own: two would be a YAML error, and which mapping is in force would be unclear.
+ */
+export async function withSupplierEvents(base: string, supplierEventsFile: string): Promise<string> {
+  const text = await readFile(base, "utf8");
+  if (/^supplierEvents\s*:/m.test(text)) {
+    throw new Error(`${base} has a supplierEvents block already; give a customer file without one`);
+  }
+  return `${text.endsWith("\n") ? text : `${text}\n`}\nsupplierEvents:\n  file: ${JSON.stringify(supplierEventsFile)}\n`;
 }

@@ -18,6 +18,7 @@ import { createLogger } from "../../src/log.ts";
 import type { OrderDesk } from "../../src/main.ts";
 import { REPLY_EVENT_TYPE } from "../../src/orders/updates/post-update.ts";
 import { readTracking } from "../../src/orders/updates/tracking.ts";
+import { SANDBOX_DIALECTS, type SandboxDialect } from "../../src/sandbox/dialect.ts";
 import { CALLBACK } from "../../src/slack/blocks/ids.ts";
 import { STATUS_LINE_BLOCK_ID } from "../../src/slack/blocks/updates/status-line.ts";
 import { type FakeSlack, runWorkflowStep, SlackUser } from "../fake-slack/index.ts";
@@ -29,10 +30,13 @@ export interface DemoIo {
   stderr: { write(chunk: string): unknown };
 }
 
-const USAGE = `Usage: npm run demo -- [--socket] [--speed N] [--timeout-ms N] [--keep]
+const USAGE = `Usage: npm run demo -- [--socket] [--dialect default|alt] [--speed N] [--timeout-ms N] [--keep]
 
 Runs the whole flow offline and prints each Slack thread.
   --socket       Slack reaches Order Desk over Socket Mode (a WebSocket Order Desk opens), not HTTP requests
+  --dialect      how the supplier's webhooks look: default (our own format, Standard Webhooks signatures) or
+                 alt (another supplier's shape and HMAC signatures, read through
+                 examples/supplier-events.alt.yml)
   --speed        how much faster than real time the supplier fulfils orders (default 300)
   --timeout-ms   give up when the orders are not delivered by then (default 90000)
   --keep         keep the temporary directory (database and the JSON log) and print its path
@@ -68,6 +72,15 @@ async function demoCustomerConfig(dir: string): Promise<string> {
   await writeFile(file, withApproval);
   return file;
 }
+
+/** What the transcript says about the supplier's webhooks in each dialect (docs/sandbox.md, Dialects). */
+const DIALECT_LINE: Record<SandboxDialect, string> = {
+  default:
+    "default dialect (our own event format, Standard Webhooks signatures; the customer file has no supplierEvents)",
+  alt:
+    "alt dialect (another supplier's shape: eventType, nested order and shipment, Unix-millisecond times; " +
+    "HMAC-SHA256 in X-Supplier-Signature), read through supplierEvents: examples/supplier-events.alt.yml",
+};
 
 class StepFailed extends Error {
   constructor(
@@ -119,7 +132,7 @@ async function threadSummary(desk: OrderDesk, fake: FakeSlack): Promise<string> 
 }
 
 export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
-  let args: { speed: number; timeoutMs: number; keep: boolean; socket: boolean };
+  let args: { speed: number; timeoutMs: number; keep: boolean; socket: boolean; dialect: SandboxDialect };
   try {
     const { values } = parseArgs({
       args: argv,
@@ -128,6 +141,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
         "timeout-ms": { type: "string", default: "90000" },
         keep: { type: "boolean", default: false },
         socket: { type: "boolean", default: false },
+        dialect: { type: "string", default: "default" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -140,9 +154,12 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
       timeoutMs: Number(values["timeout-ms"]),
       keep: values.keep,
       socket: values.socket,
+      dialect: values.dialect as SandboxDialect,
     };
     if (!(args.speed > 0) || !(args.timeoutMs > 0))
       throw new Error("--speed and --timeout-ms take numbers > 0");
+    if (!SANDBOX_DIALECTS.includes(args.dialect))
+      throw new Error(`--dialect takes ${SANDBOX_DIALECTS.join(" or ")} (got "${values.dialect}")`);
   } catch (error) {
     io.stderr.write(`demo: ${(error as Error).message}\n\n${USAGE}`);
     return 2;
@@ -168,7 +185,8 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
   }
 
   try {
-    say("Order Desk demo: everything runs on this machine, nothing leaves it.\n");
+    say("Order Desk demo: everything runs on this machine, nothing leaves it.");
+    say(`The supplier's webhooks: ${DIALECT_LINE[args.dialect]}.\n`);
     const customerConfig = await demoCustomerConfig(dir);
     const world: World = await step(
       `start the supplier sandbox (speed ×${args.speed}), a local Secrets Manager holding the supplier ` +
@@ -178,6 +196,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
           speed: args.speed,
           seed: "demo",
           customerConfig,
+          dialect: args.dialect,
           slackMode: args.socket ? "socket" : "http",
           sandbox: { logger },
           keyExpiresInDays: 200,
@@ -409,6 +428,13 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
       throw new Error(`expected 3 orders at the supplier, each once; it holds: ${numbers.join(", ")}`);
     }
     say(`      the supplier holds ${atSupplier.length} orders, each placed once (${numbers.join(", ")})`);
+    // Every delivery read by the mapping in force: one it could not read would be kept aside, never posted.
+    const { rows: unreadable } = await desk.store.query(
+      "SELECT count(*)::int AS n FROM unreadable_events WHERE resolved_at IS NULL",
+    );
+    const unread = (unreadable[0] as { n: number }).n;
+    if (unread > 0) throw new Error(`${unread} supplier deliveries could not be read as events`);
+    say(`      every supplier delivery was read as an event (${args.dialect} dialect)`);
 
     for (const channel of [HELPDESK, ONBOARDING]) {
       say("");
