@@ -35,6 +35,8 @@ export const JOB_PAYLOADS = {
   "approval-reminder": z.object({ orderId, round: approvalRound }),
   /** The approval request expires, if the order still waits in the same round. */
   "approval-expiry": z.object({ orderId, round: approvalRound }),
+  /** Rewrite an attention item's admin alert as the item is now (resolved, or open again after an undo). */
+  "attention-outcome": z.object({ itemId: z.string().min(1) }),
 } as const satisfies Record<QueueName, z.ZodType>;
 
 export type JobData<Q extends QueueName> = z.infer<(typeof JOB_PAYLOADS)[Q]>;

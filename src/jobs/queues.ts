@@ -11,6 +11,8 @@
  *   `RetryLaterError(retryAfterMs)` and the job is re-scheduled without using up an attempt).
  * - approval-*: the approval's Slack side (DMs, the decision shown, the reminder) and its expiry
  *   (src/orders/approvals/jobs.ts), one job per order each, with deterministic ids.
+ * - attention-outcome: an admin alert rewritten after an admin acted on it (src/orders/operations/outcome-job.ts),
+ *   enqueued in the action's transaction, so a crash right after the click still leaves the alert rewritten.
  * `expireInSeconds` bounds one run: a handler still running then is aborted (its `signal` fires) and the job
  * is retried; on PostgreSQL it is also how a job held by a replica that died is found and retried.
  */
@@ -23,6 +25,7 @@ export const QUEUES = {
   approvalDecision: "approval-decision",
   approvalReminder: "approval-reminder",
   approvalExpiry: "approval-expiry",
+  attentionOutcome: "attention-outcome",
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -48,6 +51,7 @@ export const DEFAULT_POLICIES: Readonly<Record<QueueName, QueuePolicy>> = {
   "approval-decision": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
   "approval-reminder": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
   "approval-expiry": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
+  "attention-outcome": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
 };
 
 export function isQueueName(value: string): value is QueueName {

@@ -16,7 +16,7 @@ import { type Logger, pino } from "pino";
 import { PermanentJobError, RetryLaterError } from "../../jobs/errors.ts";
 import type { Jobs } from "../../jobs/jobs.ts";
 import type { ApprovalJobData } from "../../jobs/payloads.ts";
-import { DEFAULT_POLICIES, QUEUES, type QueueName } from "../../jobs/queues.ts";
+import { DEFAULT_POLICIES, QUEUES } from "../../jobs/queues.ts";
 import type { JobContext, JobHandler } from "../../jobs/worker.ts";
 import {
   type ApprovalMessage,
@@ -274,6 +274,6 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
 /** Registers the approval queues' handlers (main.ts, and the tests' world). */
 export function workApprovals(jobs: Pick<Jobs, "work">, deps: ApprovalJobsDeps): void {
   for (const [queue, handler] of Object.entries(approvalJobHandlers(deps))) {
-    jobs.work(queue as QueueName, handler, { concurrency: 2 });
+    jobs.work(queue as ApprovalQueue, handler, { concurrency: 2 });
   }
 }
