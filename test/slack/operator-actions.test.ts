@@ -192,7 +192,10 @@ describe.each(TRANSPORTS)("operator actions over %s", (transport) => {
       await h
         .user(OUTSIDER)
         .clickInMessage({ channel: ADMIN, ts: alert.ts, actionId: "attention_retry_order" });
-      await answered("Only Order Desk admins");
+      const [refusal] = await answered("Only Order Desk admins");
+      // Who may, by name (mentions in an ephemeral notify nobody).
+      expect(refusal).toContain(`<@${ADMIN_USER}>`);
+      expect(refusal).toContain("<!subteam^S0HELPDESK>");
       sandbox.setFaults({ outage: false });
       expect((await h.order(failed.id)).status).toBe("failed");
       expect((await getAttention(h.store, itemId))?.resolvedAt).toBeNull();
@@ -602,10 +605,12 @@ describe.each(TRANSPORTS)("operator actions over %s", (transport) => {
       expect((await getAttention(h.store, itemId))?.resolvedAt).toBeNull();
       expect((await h.order(order.id)).status).not.toBe("queued");
       expect(updatesOf(ADMIN, alert.ts)).toHaveLength(0);
-      // Only people are mentioned (the requester, the admins): no @channel, group or foreign link.
+      // Only people are mentioned (the requester, the admins, the admins' group): no @channel or foreign link.
       expect(
         h.fake.injections({
           allowUsers: [AGENT, ADMIN_USER, MANAGER],
+          // The refusal to a non-admin names the admin group (an ephemeral: nobody is notified).
+          allowUsergroups: ["S0HELPDESK"],
           allowLinkHosts: ["track.example.com"],
         }),
       ).toEqual([]);
