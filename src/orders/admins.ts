@@ -34,7 +34,7 @@ export async function checkAdmin(
 
 /** Slack ids only: anything else in the customer file is shown escaped, never as a mention or link. */
 const SLACK_ID = /^[A-Z0-9]{2,30}$/;
-const escape = (text: string) =>
+const escapeText = (text: string) =>
   text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 
 /**
@@ -43,8 +43,8 @@ const escape = (text: string) =>
  */
 export function notAdminMessage(config: Pick<CustomerConfig, "admins" | "adminGroups">): string {
   const who = [
-    ...config.admins.map((id) => (SLACK_ID.test(id) ? `<@${id}>` : escape(id))),
-    ...config.adminGroups.map((id) => (SLACK_ID.test(id) ? `<!subteam^${id}>` : escape(id))),
+    ...config.admins.map((id) => (SLACK_ID.test(id) ? `<@${id}>` : escapeText(id))),
+    ...config.adminGroups.map((id) => (SLACK_ID.test(id) ? `<!subteam^${id}>` : escapeText(id))),
   ];
   const ask =
     who.length === 0
