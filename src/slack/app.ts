@@ -66,7 +66,7 @@ export interface CreateSlackAppOptions {
 
   customer: Customer;
   store: Store;
-  jobs: Pick<Jobs, "send">;
+  jobs: Pick<Jobs, "send" | "settleFailed">;
   /** Default: group membership looked up with `usergroups.users.list`, cached 5 minutes. */
   authorizer?: Authorizer & Membership;
   /** Counts approvals requested and decided (src/metrics.ts). */

@@ -72,7 +72,9 @@ describe("who is an admin, and who a group names", () => {
     const denied = await checkAdmin(authorizer, config, "U0AGENT01");
     expect(denied).toMatchObject({ allowed: false, reason: "not_admin" });
     // Says who may, as mentions (shown in an ephemeral, where they notify nobody).
-    expect(!denied.allowed && denied.message).toMatch(/nothing was changed.*<@U0ADMIN>, <!subteam\^S0ITLEADS>/);
+    expect(!denied.allowed && denied.message).toMatch(
+      /nothing was changed.*<@U0ADMIN>, <!subteam\^S0ITLEADS>/,
+    );
     const odd = await checkAdmin(authorizer, { admins: ["<!channel>"], adminGroups: [] }, "U0AGENT01");
     expect(!odd.allowed && odd.message).toContain("&lt;!channel&gt;");
     expect(await checkAdmin(authorizer, { admins: [], adminGroups: ["S0BROKEN"] }, "U0LEAD1")).toMatchObject({

@@ -199,6 +199,11 @@ describe.each(TRANSPORTS)("operator actions over %s", (transport) => {
       sandbox.setFaults({ outage: false });
       expect((await h.order(failed.id)).status).toBe("failed");
       expect((await getAttention(h.store, itemId))?.resolvedAt).toBeNull();
+      const failedJobsOfOrder = async () =>
+        (await h.jobs.listFailed({ queue: QUEUES.placeOrder, limit: 1000 })).filter(
+          (j) => (j.data as { orderId?: string }).orderId === failed.id,
+        );
+      expect(await failedJobsOfOrder()).toHaveLength(1);
 
       // The cause is fixed; two admins click at the same time.
       await Promise.all([
@@ -214,6 +219,8 @@ describe.each(TRANSPORTS)("operator actions over %s", (transport) => {
       );
       await answered("Retried by");
       await answered("already handled");
+      // The failed job is settled by the retry: doctor and `jobs list --failed` no longer count it.
+      expect(await failedJobsOfOrder()).toEqual([]);
       const item = await getAttention(h.store, itemId);
       expect(item).toMatchObject({ resolution: "retried" });
       expect([ADMIN_USER, MANAGER]).toContain(item?.resolvedBy);

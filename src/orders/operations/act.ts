@@ -34,7 +34,7 @@ import {
 
 export interface OperatorDeps {
   store: Store;
-  jobs: Pick<Jobs, "send">;
+  jobs: Pick<Jobs, "send" | "settleFailed">;
   /** Delay before posting attached events (the webhook settle delay; default 0). */
   settleMs?: number;
 }
@@ -116,6 +116,11 @@ async function retryOrder(deps: OperatorDeps, tx: Queryable, item: AttentionItem
   const data: PlaceOrderJobData = { orderId: order.id };
   await deps.jobs.send(QUEUES.placeOrder, data, {
     id: jobId(QUEUES.placeOrder, order.id, "operator-retry", item.id),
+    tx,
+  });
+  // The placement that failed is taken over by this one: it no longer counts as a failed job (doctor, jobs list).
+  await deps.jobs.settleFailed(QUEUES.placeOrder, order.id, {
+    note: `retried from Slack (attention item ${item.id})`,
     tx,
   });
   return { kind: "done", detail: { orderId: order.id } };
