@@ -13,6 +13,7 @@ import { createJobs, type Jobs } from "./jobs/index.ts";
 import { createLogger } from "./log.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { workApprovals } from "./orders/approvals/jobs.ts";
+import { workAlertRewrites } from "./orders/operations/outcome-job.ts";
 import { placeOrderJob } from "./orders/place.ts";
 import { workPlacement } from "./orders/placement-queues.ts";
 import type { AdminAlert } from "./orders/ports.ts";
@@ -218,6 +219,8 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       onOrderChanged: (order) => slack.home.orderChanged(order),
       onApproversChanged: (userIds) => slack.home.usersChanged(userIds),
     });
+    // An admin alert is rewritten by a job of the admin's action (who did what), so a crash cannot skip it.
+    workAlertRewrites(jobs, { store, alerts: slack.context.operators.alerts, logger });
     workPostUpdates(jobs, {
       store,
       // Its own client: a 429 re-schedules the job after Retry-After instead of blocking a worker.

@@ -19,6 +19,7 @@ import {
 } from "../jobs/index.ts";
 import { createJobs } from "../jobs/pgboss/adapter.ts";
 import { isRejected } from "../orders/model/order.ts";
+import { resolveRetriedFromCommandLine } from "../orders/operations/retried-elsewhere.ts";
 import type { Queryable, Store } from "../store/db.ts";
 import { requeueFailedOrder } from "../store/repositories/operator-actions.ts";
 import { getOrder } from "../store/repositories/orders.ts";
@@ -177,6 +178,8 @@ async function retryOne(
       if (typeof orderId === "string" && !(await requeueFailedOrder(tx, orderId)))
         return whyNotRequeued(tx, orderId);
       if (!(await jobs.retry(job.queue, job.id, { tx }))) throw new JobNotFailed();
+      // Its admin alert's item is resolved: Retry now there answers that it was retried from here.
+      if (typeof orderId === "string") await resolveRetriedFromCommandLine(null, tx, orderId, job.id);
       return null;
     });
     if (skipped !== null) {

@@ -95,6 +95,11 @@ export interface Jobs {
    * only if that transaction commits.
    */
   retry(queue: QueueName, id: string, options?: { tx?: Queryable }): Promise<boolean>;
+  /**
+   * Marks the order's failed jobs of `queue` completed, with `note` as their output: what they were for was done
+   * another way (an admin's Retry now placed the order). Inside `options.tx` when given. Returns how many.
+   */
+  settleFailed(queue: QueueName, orderId: string, options: { note: string; tx?: Queryable }): Promise<number>;
   getJob(queue: QueueName, id: string): Promise<JobInfo | null>;
   listFailed(options?: { queue?: QueueName; limit?: number }): Promise<FailedJob[]>;
   stats(): Promise<Record<QueueName, QueueStats>>;

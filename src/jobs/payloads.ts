@@ -42,6 +42,8 @@ export const JOB_PAYLOADS = {
     itemId: z.string().min(1),
     by: z.string().min(1),
   }),
+  /** Rewrite an attention item's admin alert as the item is now (resolved, or open again after an undo). */
+  "attention-outcome": z.object({ itemId: z.string().min(1) }),
 } as const satisfies Record<QueueName, z.ZodType>;
 
 export type JobData<Q extends QueueName> = z.infer<(typeof JOB_PAYLOADS)[Q]>;

@@ -13,6 +13,8 @@
  *   (src/orders/approvals/jobs.ts), one job per order each, with deterministic ids.
  * - reprocess-events: an admin's Reprocess on an alert about unreadable deliveries (src/webhooks/reprocess.ts);
  *   a run is safe to repeat (every event is deduplicated), so a retry after a crash adds nothing.
+ * - attention-outcome: an admin alert rewritten after an admin acted on it (src/orders/operations/outcome-job.ts),
+ *   enqueued in the action's transaction, so a crash right after the click still leaves the alert rewritten.
  * `expireInSeconds` bounds one run: a handler still running then is aborted (its `signal` fires) and the job
  * is retried; on PostgreSQL it is also how a job held by a replica that died is found and retried.
  */
@@ -26,6 +28,7 @@ export const QUEUES = {
   approvalReminder: "approval-reminder",
   approvalExpiry: "approval-expiry",
   reprocessEvents: "reprocess-events",
+  attentionOutcome: "attention-outcome",
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -52,6 +55,7 @@ export const DEFAULT_POLICIES: Readonly<Record<QueueName, QueuePolicy>> = {
   "approval-reminder": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
   "approval-expiry": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
   "reprocess-events": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 600 },
+  "attention-outcome": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
 };
 
 export function isQueueName(value: string): value is QueueName {

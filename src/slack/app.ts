@@ -42,6 +42,8 @@ import {
 
 export const SLACK_EVENTS_PATH = "/slack/events";
 export const DEFAULT_SLACK_TIMEOUT_MS = 10_000;
+/** Slack shows an error for a click not acked within 3 s; the decision before the ack gets 2 of them. */
+export const DEFAULT_CLICK_DECISION_MS = 2_000;
 /** How often admin alerts that did not go out are tried again. */
 const UNSENT_ALERTS_EVERY_MS = 60_000;
 
@@ -64,7 +66,7 @@ export interface CreateSlackAppOptions {
 
   customer: Customer;
   store: Store;
-  jobs: Pick<Jobs, "send">;
+  jobs: Pick<Jobs, "send" | "settleFailed">;
   /** Default: group membership looked up with `usergroups.users.list`, cached 5 minutes. */
   authorizer?: Authorizer & Membership;
   /** Counts approvals requested and decided (src/metrics.ts). */
@@ -72,6 +74,8 @@ export interface CreateSlackAppOptions {
   logger?: Logger;
   now?: () => Date;
   newOrderId?: () => string;
+  /** The bound on deciding a state-changing click before its ack (default 2 s, well inside Slack's 3 s). */
+  clickDecisionMs?: number;
   /** Time zone for dates in messages and App Home (default UTC). */
   timeZone?: string;
   /** More listeners (the Workflow Builder step), registered after ours with the same context. */
@@ -207,6 +211,7 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     approvals,
     logger,
     now,
+    clickDecisionMs: options.clickDecisionMs ?? DEFAULT_CLICK_DECISION_MS,
     timeZone: options.timeZone ?? "UTC",
     // Keyed from the bot token: a secret every replica holds, never sent to Slack's clients.
     metadata: createMetadataSeal(options.botToken),

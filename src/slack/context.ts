@@ -18,6 +18,11 @@ export interface SlackContext {
   approvals: ApprovalDeps;
   logger: Logger;
   now: () => Date;
+  /**
+   * How long a state-changing click may take to be decided before its ack (Slack waits 3 s): past it, the decision
+   * rolls back and the clicker is told to click again (src/orders/click-deadline.ts).
+   */
+  clickDecisionMs: number;
   /** For dates in App Home and status lines. */
   timeZone: string;
   /** Seals the order modal's `private_metadata` and checks it on the way back (./metadata.ts). */

@@ -1,11 +1,13 @@
 /**
- * What every admin button on an alert or on App Home does: ack, check the clicker is an admin (on the server,
- * every time), run the action once (src/orders/operations/act.ts), rewrite the alert with who did what and when,
- * and tell the clicker: ephemeral under the alert, a DM from App Home. A Slack call that fails still leaves the
- * admin told something.
+ * What every admin button on an alert or on App Home does: check the clicker is an admin (on the server, every
+ * time) and run the action once (src/orders/operations/act.ts), within the click's bound and before the ack, so an
+ * acked click is in the database; then ack, and tell the clicker: ephemeral under the alert, a DM from App Home.
+ * The alert's rewrite (who did what and when) is a job of the action's transaction. A click that could not be
+ * decided in time, or a Slack call that fails, still leaves the admin told something.
  */
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from "@slack/bolt";
 import { checkAdmin } from "../orders/admins.ts";
+import { decideWithin } from "../orders/click-deadline.ts";
 import { runOperatorAction } from "../orders/operations/act.ts";
 import type { ActionOutcome, OperatorAction } from "../orders/operations/types.ts";
 import { outcomeAnswer } from "./blocks/attention.ts";
@@ -21,6 +23,11 @@ const MAX_ITEM_ID = 100;
 
 export const STORE_DOWN =
   "Order Desk could not reach its database just now, so nothing was changed. Try again in a minute.";
+
+/** A click not decided within its bound: rolled back, so nothing changed, and the clicker is asked to click again. */
+export function notRecorded(again: string): string {
+  return `Order Desk was too busy to record your click in time, so it was not recorded and nothing was changed. ${again}`;
+}
 
 export function noticeTarget(args: Pick<OperatorClickArgs, "body" | "respond">): NoticeTarget {
   // App Home has no response_url: the answer then goes to the admin's DM with the app.
@@ -55,7 +62,7 @@ export function itemIdOf(value: unknown): string {
   return typeof value === "string" && value.length <= MAX_ITEM_ID ? value : "";
 }
 
-/** After the action: the alert shows the outcome (once: only the click that did it), the admin is told. */
+/** After the action: the admin is told (the alert's rewrite is the action's job, ./orders/operations/outcome-job.ts). */
 export async function reportOutcome(
   ctx: SlackContext,
   client: WebClient,
@@ -63,17 +70,7 @@ export async function reportOutcome(
   outcome: ActionOutcome,
   refreshHome: boolean,
 ): Promise<void> {
-  let note = "";
-  if (outcome.kind === "done" || outcome.kind === "obsolete") {
-    try {
-      await ctx.operators.alerts.showOutcome(outcome.item);
-    } catch (error) {
-      ctx.logger.warn({ err: error, itemId: outcome.item.id }, "could not update the admin alert");
-      note =
-        " The alert in the admin channel could not be updated to say so (Slack refused or did not answer).";
-    }
-  }
-  await tell(ctx, client, target, `${outcomeAnswer(outcome)}${note}`);
+  await tell(ctx, client, target, outcomeAnswer(outcome));
   if (refreshHome) {
     await publishHome(ctx, client, target.userId).catch((error: unknown) =>
       ctx.logger.warn({ err: error, userId: target.userId }, "could not refresh the admin's App Home"),
@@ -81,27 +78,45 @@ export async function reportOutcome(
   }
 }
 
-/** A button that acts at once (Retry now, Mark handled, Retry posting, Ignore). */
+/** A button that acts at once (Retry now, Mark handled, Retry posting, Ignore): decided, then acked. */
 export function operatorButton(ctx: SlackContext, action: OperatorAction) {
   return async (args: OperatorClickArgs): Promise<void> => {
     const { ack, body, client } = args;
-    await ack();
     const target = noticeTarget(args);
-    const refused = await refusedToNonAdmin(ctx, body.user.id);
-    if (refused) {
-      await tell(ctx, client, target, refused);
-      return;
-    }
     const itemId = itemIdOf(args.action.value);
-    let outcome: ActionOutcome;
+    const by = body.user.id;
+    let decided: Awaited<ReturnType<typeof decideWithin<{ refused: string } | { outcome: ActionOutcome }>>>;
     try {
-      outcome = await runOperatorAction(ctx.operators.deps, { itemId, action, by: body.user.id });
+      decided = await decideWithin(
+        ctx.clickDecisionMs,
+        async (deadline) => {
+          const refused = await refusedToNonAdmin(ctx, by);
+          if (refused) return { refused };
+          return { outcome: await runOperatorAction(ctx.operators.deps, { itemId, action, by, deadline }) };
+        },
+        (error) => ctx.logger.error({ err: error, itemId, action }, "admin action failed after its bound"),
+      );
     } catch (error) {
+      await ack();
       ctx.logger.error({ err: error, itemId, action }, "admin action failed");
       await tell(ctx, client, target, STORE_DOWN);
       return;
     }
-    ctx.logger.info({ itemId, action, userId: body.user.id, outcome: outcome.kind }, "admin action");
+    await ack();
+    if (!decided.decided) {
+      ctx.logger.warn(
+        { itemId, action, userId: by, boundMs: ctx.clickDecisionMs },
+        "admin click not decided in time",
+      );
+      await tell(ctx, client, target, notRecorded("Click the button again."));
+      return;
+    }
+    if ("refused" in decided.value) {
+      await tell(ctx, client, target, decided.value.refused);
+      return;
+    }
+    const { outcome } = decided.value;
+    ctx.logger.info({ itemId, action, userId: by, outcome: outcome.kind }, "admin action");
     await reportOutcome(ctx, client, target, outcome, body.view?.type === "home");
   };
 }

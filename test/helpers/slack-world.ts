@@ -13,6 +13,7 @@ import { type Customer, createCustomer } from "../../src/config/catalog.ts";
 import { type CustomerConfig, parseCustomerConfig } from "../../src/config/customer.ts";
 import { createJobs, type JobHandler, type Jobs, type PlaceOrderJobData } from "../../src/jobs/index.ts";
 import { workApprovals } from "../../src/orders/approvals/jobs.ts";
+import { workAlertRewrites } from "../../src/orders/operations/outcome-job.ts";
 import { type PlacementHandlers, placeOrderJob } from "../../src/orders/place.ts";
 import { workPlacement } from "../../src/orders/placement-queues.ts";
 import { showOrder } from "../../src/orders/show-order.ts";
@@ -94,6 +95,8 @@ export interface SlackWorldOptions {
   };
   /** Counts approvals (src/metrics-approvals.ts). */
   approvalMetrics?: CreateSlackAppOptions["approvalMetrics"];
+  /** The bound on deciding a state-changing click before its ack (the app's default 2 s). */
+  clickDecisionMs?: number;
   /** The app's clock (default the real one): approvals' reminders and expiries are due by it. */
   now?: () => Date;
   /** Retries of the approval jobs (default 1 s apart, 3 times). */
@@ -156,7 +159,13 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
       "show-order": { ...options.placeOrderPolicy, retryBackoff: false },
       "workflow-deadline": { ...options.placeOrderPolicy, retryBackoff: false },
       ...Object.fromEntries(
-        ["approval-request", "approval-decision", "approval-reminder", "approval-expiry"].map((q) => [
+        [
+          "approval-request",
+          "approval-decision",
+          "approval-reminder",
+          "approval-expiry",
+          "attention-outcome",
+        ].map((q) => [
           q,
           { retryDelaySeconds: 1, retryLimit: 3, ...options.approvalPolicy, retryBackoff: false },
         ]),
@@ -182,7 +191,10 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     ...(options.logger && { logger: options.logger }),
     ...(options.now && { now: options.now }),
     ...(options.approvalMetrics && { approvalMetrics: options.approvalMetrics }),
+    ...(options.clickDecisionMs !== undefined && { clickDecisionMs: options.clickDecisionMs }),
   });
+  // As main.ts: an admin alert is rewritten by a job of the action's transaction.
+  workAlertRewrites(jobs, { store, alerts: slack.context.operators.alerts });
   const supplier = new SupplierClient({
     baseUrl: options.supplierUrl,
     environment: "test",

@@ -71,7 +71,12 @@ describe("who is an admin, and who a group names", () => {
     expect(await checkAdmin(authorizer, config, "U0LEAD2")).toEqual({ allowed: true });
     const denied = await checkAdmin(authorizer, config, "U0AGENT01");
     expect(denied).toMatchObject({ allowed: false, reason: "not_admin" });
-    expect(!denied.allowed && denied.message).toMatch(/nothing was changed.*adminGroups/);
+    // Says who may, as mentions (shown in an ephemeral, where they notify nobody).
+    expect(!denied.allowed && denied.message).toMatch(
+      /nothing was changed.*<@U0ADMIN>, <!subteam\^S0ITLEADS>/,
+    );
+    const odd = await checkAdmin(authorizer, { admins: ["<!channel>"], adminGroups: [] }, "U0AGENT01");
+    expect(!odd.allowed && odd.message).toContain("&lt;!channel&gt;");
     expect(await checkAdmin(authorizer, { admins: [], adminGroups: ["S0BROKEN"] }, "U0LEAD1")).toMatchObject({
       allowed: false,
       reason: "lookup_failed",

@@ -233,6 +233,7 @@ describe("/order export", () => {
     const filesBefore = world.fake.files().length;
     const [answer] = await command(AGENT, "export 2026-10");
     expect(answer).toContain("Only Order Desk admins");
+    expect(answer).toContain(`<@${IT_LEAD}>`);
     expect(world.fake.files()).toHaveLength(filesBefore);
     expect(world.fake.dm(AGENT)).toEqual([]);
   });
@@ -248,7 +249,8 @@ describe("/order export", () => {
     const [answer] = await command(IT_LEAD, `export ${month}`);
     expect(answer).toContain("That is not a month. Give the month as YYYY-MM");
     expect(world.fake.files()).toHaveLength(filesBefore);
-    expect(world.fake.injections()).toEqual([]);
+    // The admin named in an earlier refusal is the one mention allowed.
+    expect(world.fake.injections({ allowUsers: [IT_LEAD] })).toEqual([]);
   });
 
   it("tells the admin to reinstall the app when Slack refuses the upload for a missing scope", async () => {

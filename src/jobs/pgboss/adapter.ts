@@ -274,6 +274,11 @@ export function createJobs(options: JobsOptions): Jobs {
       return result.affected > 0;
     },
 
+    async settleFailed(queue, orderId, { note, tx }) {
+      assertQueue(queue);
+      return table.settleFailed(tx ?? store, queue, orderId, note);
+    },
+
     async getJob(queue, id) {
       assertQueue(queue);
       const j = await boss.getJobById<unknown>(queue, id, { includeArchive: true });

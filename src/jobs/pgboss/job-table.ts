@@ -3,7 +3,7 @@
  * retries, defer a running job without using up an attempt, put running jobs back, list failed jobs, and
  * count jobs per queue and state. They rely on pg-boss 10's table layout, which is pinned (`pg-boss ~10.4`).
  */
-import type { Store } from "../../store/db.ts";
+import type { Queryable, Store } from "../../store/db.ts";
 import type { FailedJob, QueueStats } from "../jobs.ts";
 import { isQueueName, QUEUE_NAMES, type QueueName } from "../queues.ts";
 
@@ -15,6 +15,8 @@ export interface JobTable {
   /** Running jobs go back in the queue now, with the run they will count given back. */
   requeue(queue: QueueName, ids: string[], reason: string): Promise<void>;
   listFailed(queue: QueueName | null, limit: number): Promise<FailedJob[]>;
+  /** The order's failed jobs of `queue` become completed, their error kept beside `note`. */
+  settleFailed(q: Queryable, queue: QueueName, orderId: string, note: string): Promise<number>;
   stats(): Promise<Record<QueueName, QueueStats>>;
 }
 
@@ -63,6 +65,16 @@ export function createJobTable(store: Store, table: string): JobTable {
         createdAt: r.created_on,
         failedAt: r.completed_on,
       }));
+    },
+
+    async settleFailed(q, queue, orderId, note) {
+      const { rows } = await q.query(
+        `UPDATE ${table} SET state = 'completed', completed_on = now(),
+           output = jsonb_build_object('settled', $3::text, 'error', output)
+         WHERE name = $1 AND state = 'failed' AND data->>'orderId' = $2 RETURNING id`,
+        [queue, orderId, note],
+      );
+      return rows.length;
     },
 
     async stats() {

@@ -19,6 +19,7 @@ import { QUEUES } from "../../jobs/queues.ts";
 import type { Queryable, Store } from "../../store/db.ts";
 import { type ApprovalOutcome, decideApprovalRow } from "../../store/repositories/approvals.ts";
 import { getOrder, setWorkflow } from "../../store/repositories/orders.ts";
+import type { ClickDeadline } from "../click-deadline.ts";
 import type { Order } from "../model/order.ts";
 import { placeOrderJobId } from "../submit.ts";
 import { parseWorkflowContext } from "../workflow/context.ts";
@@ -155,11 +156,14 @@ export async function recordDecision(
   deps: Pick<ApprovalDeps, "store" | "jobs" | "now" | "metrics">,
   orderId: string,
   decision: { outcome: ApprovalOutcome; by: string | null; reason: string | null },
+  deadline?: ClickDeadline,
 ): Promise<Order | null> {
   const at = (deps.now ?? (() => new Date()))();
   const decided = await deps.store.transaction(async (tx) => {
     const row = await decideApprovalRow(tx, orderId, { ...decision, at });
     if (row) await enqueueAfterDecision(tx, deps, row, at);
+    // A click that took too long rolls back here: its clicker is told it was not recorded.
+    if (row) deadline?.commit();
     return row;
   });
   if (decided?.approval) {
@@ -175,6 +179,7 @@ export const MAX_REASON_CHARS = 1000;
 export async function decideApproval(
   deps: ApprovalDeps,
   input: { orderId: string; userId: string; outcome: "approved" | "rejected"; reason?: string | undefined },
+  deadline?: ClickDeadline,
 ): Promise<DecisionResult> {
   const logger = deps.logger ?? pino({ level: "silent" });
   const reason = input.reason?.trim().slice(0, MAX_REASON_CHARS) ?? "";
@@ -192,11 +197,16 @@ export async function decideApproval(
     );
     return checked;
   }
-  const decided = await recordDecision(deps, checked.order.id, {
-    outcome: input.outcome,
-    by: input.userId,
-    reason: input.outcome === "rejected" ? reason : null,
-  });
+  const decided = await recordDecision(
+    deps,
+    checked.order.id,
+    {
+      outcome: input.outcome,
+      by: input.userId,
+      reason: input.outcome === "rejected" ? reason : null,
+    },
+    deadline,
+  );
   if (!decided) {
     // Someone else decided (or it expired) between the check and the UPDATE: theirs stands.
     const latest = (await getOrder(deps.store, checked.order.id)) ?? checked.order;

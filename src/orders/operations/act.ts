@@ -1,6 +1,6 @@
 /**
  * The operators' actions, each exactly once: the item is locked, checked open, its state change made (with the
- * job it needs) and the item resolved, all in one transaction. A second click (the same admin twice, two admins)
+ * job it needs), the item resolved and its alert's rewrite enqueued, all in one transaction. A second click (the same admin twice, two admins)
  * waits for the first and finds the item resolved: it answers who acted, and does nothing again.
  *
  * The caller has checked that `by` is an admin (src/orders/admins.ts); the item id is only a lookup key (it came
@@ -19,9 +19,11 @@ import {
   getOrder,
   setCorrelationId,
 } from "../../store/repositories/orders.ts";
+import type { ClickDeadline } from "../click-deadline.ts";
 import { isRejected } from "../model/order.ts";
 import type { PlaceOrderJobData } from "../submit.ts";
 import { enqueuePostUpdate } from "../updates/enqueue.ts";
+import { enqueueAlertRewrite } from "./outcome-job.ts";
 import {
   ACTIONS_OF,
   type ActionOutcome,
@@ -32,7 +34,7 @@ import {
 
 export interface OperatorDeps {
   store: Store;
-  jobs: Pick<Jobs, "send">;
+  jobs: Pick<Jobs, "send" | "settleFailed">;
   /** Delay before posting attached events (the webhook settle delay; default 0). */
   settleMs?: number;
 }
@@ -44,6 +46,8 @@ export interface ActionRequest {
   by: string;
   /** `attach_orphans`: the order's number (externalDocumentNumber) as typed. */
   orderNumber?: string;
+  /** A click's bound (src/orders/click-deadline.ts): past it, the action rolls back and the admin is told. */
+  deadline?: ClickDeadline;
 }
 
 type Effect =
@@ -70,6 +74,8 @@ export async function runOperatorAction(deps: OperatorDeps, request: ActionReque
     });
     // The row is locked: nobody can have resolved it since it was read.
     if (!resolved) throw new Error(`attention item ${item.id} was resolved while locked`);
+    await enqueueAlertRewrite(deps.jobs, tx, resolved);
+    request.deadline?.commit();
     return effect.kind === "obsolete"
       ? { kind: "obsolete", item: resolved, reason: effect.reason }
       : { kind: "done", item: resolved };
@@ -131,6 +137,11 @@ async function retryOrder(deps: OperatorDeps, tx: Queryable, item: AttentionItem
   const data: PlaceOrderJobData = { orderId: order.id };
   await deps.jobs.send(QUEUES.placeOrder, data, {
     id: jobId(QUEUES.placeOrder, order.id, "operator-retry", item.id),
+    tx,
+  });
+  // The placement that failed is taken over by this one: it no longer counts as a failed job (doctor, jobs list).
+  await deps.jobs.settleFailed(QUEUES.placeOrder, order.id, {
+    note: `retried from Slack (attention item ${item.id})`,
     tx,
   });
   return { kind: "done", detail: { orderId: order.id } };

@@ -3,6 +3,7 @@
  * attention item's id: the listener looks the item up and checks the clicker again.
  */
 import type { types } from "@slack/bolt";
+import { COMMAND_LINE } from "../../orders/operations/retried-elsewhere.ts";
 import type {
   ActionOutcome,
   AttentionItem,
@@ -64,7 +65,11 @@ export function outcomeLine(item: AttentionItem): string {
         ? `: ${esc(detail.reason)}`
         : "";
   const by =
-    item.resolvedBy && /^[UW][A-Z0-9]{2,}$/.test(item.resolvedBy) ? `<@${item.resolvedBy}>` : "someone";
+    item.resolvedBy === COMMAND_LINE
+      ? "an admin from the command line (`order-desk jobs retry`)"
+      : item.resolvedBy && /^[UW][A-Z0-9]{2,}$/.test(item.resolvedBy)
+        ? `<@${item.resolvedBy}>`
+        : "someone";
   return `:white_check_mark: ${DONE[item.resolution]}${extra} by ${by} on ${slackDate(item.resolvedAt)}`;
 }
 

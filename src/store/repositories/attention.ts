@@ -92,6 +92,19 @@ export function getAttentionForUpdate(q: Queryable, id: string): Promise<Attenti
   return one(q, "SELECT * FROM attention_items WHERE id = $1 FOR UPDATE", [id]);
 }
 
+/** The open item of this kind and subject, locked until the transaction ends (null when none is open). */
+export function findOpenAttentionForUpdate(
+  q: Queryable,
+  kind: AttentionItem["kind"],
+  subject: string,
+): Promise<AttentionItem | null> {
+  return one(
+    q,
+    "SELECT * FROM attention_items WHERE kind = $1 AND subject = $2 AND resolved_at IS NULL FOR UPDATE",
+    [kind, subject],
+  );
+}
+
 /** Resolves an open item; null when it was resolved already (someone else's click got there first). */
 export function resolveAttention(
   q: Queryable,

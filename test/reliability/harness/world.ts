@@ -42,6 +42,9 @@ export interface SupplierGateway {
   readonly url: string;
   /** Keys answered 401 from now on, as the supplier does once a rotated-out key is revoked. */
   revoke(key: string): void;
+  /** Create calls for this customerReference are answered 401 (every key refused) until `accept`. */
+  refuseKeysFor(customerReference: string): void;
+  accept(customerReference: string): void;
   /** The next create call for this customerReference is refused with VALIDATION_FAILED (a bad zip code). */
   refuseOnce(customerReference: string): void;
   /** Create calls seen, by the last 4 characters of the key used. */
@@ -64,6 +67,7 @@ function customerReferenceOf(chunks: Buffer[]): string | undefined {
 async function startGateway(target: string): Promise<SupplierGateway> {
   const revoked = new Set<string>();
   const refusals = new Set<string>();
+  const keyRefusals = new Set<string>();
   const callsByKeySuffix = new Map<string, number>();
   const admittedAt = new Map<string, number>();
   const agent = new Agent({ connections: 64 });
@@ -83,6 +87,10 @@ async function startGateway(target: string): Promise<SupplierGateway> {
       return;
     }
     const reference = req.url === "/orders/create" ? customerReferenceOf(chunks) : undefined;
+    if (reference !== undefined && keyRefusals.has(reference)) {
+      res.writeHead(401).end();
+      return;
+    }
     if (reference !== undefined && refusals.delete(reference)) {
       const meta = { timestamp: new Date().toISOString(), correlationId: randomUUID() };
       const details = { "Shipping.ZipCode": ["The zip code does not exist in the country given."] };
@@ -121,6 +129,12 @@ async function startGateway(target: string): Promise<SupplierGateway> {
   return {
     url: `http://127.0.0.1:${port}`,
     revoke: (key) => revoked.add(key),
+    refuseKeysFor: (customerReference) => {
+      keyRefusals.add(customerReference);
+    },
+    accept: (customerReference) => {
+      keyRefusals.delete(customerReference);
+    },
     refuseOnce: (customerReference) => {
       refusals.add(customerReference);
     },

@@ -57,6 +57,8 @@ export interface HarnessOptions {
   approvalMetrics?: SlackWorldOptions["approvalMetrics"];
   customize?: SlackWorldOptions["customize"];
   workPostUpdates?: boolean;
+  /** The bound on deciding a click before its ack (default the app's). */
+  clickDecisionMs?: number;
   /** More people in the workspace (beside the agent, the manager and the outsider). */
   users?: SlackWorldOptions["users"];
 }
@@ -97,6 +99,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     ...(options.approvalMetrics && { approvalMetrics: options.approvalMetrics }),
     ...(options.customize && { customize: options.customize }),
     ...(options.workPostUpdates && { workPostUpdates: true }),
+    ...(options.clickDecisionMs !== undefined && { clickDecisionMs: options.clickDecisionMs }),
   });
   const { fake, store, requests } = world;
   const user = (userId: string) => new SlackUser({ fake, requests, userId, timeoutMs: 8000 });
