@@ -43,6 +43,11 @@ export const VARIABLES = {
     default: "info",
     doc: "pino log level. Logs are JSON lines on stdout.",
   },
+  LOG_FORMAT: {
+    schema: z.enum(["json", "pretty"], { error: "must be json or pretty" }),
+    default: "json",
+    doc: "`json` (one JSON object a line, for log shippers) or `pretty` (one readable line an entry, for a terminal).",
+  },
   LOG_PERSONAL_DATA: {
     schema: bool,
     default: "false",
@@ -211,7 +216,7 @@ function readRaw(env: Record<string, string | undefined>, problems: string[]): R
 
 export interface Config {
   env: "production" | "development" | "test";
-  log: { level: string; logPersonalData: boolean };
+  log: { level: string; format: "json" | "pretty"; logPersonalData: boolean };
   customerConfigPath: string;
   store: { databaseUrl?: string; dataDir: string };
   http: { host: string; port: number };
@@ -283,7 +288,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const opt = <T extends object>(value: T | undefined | "" | false) => (value ? value : {});
   return {
     env: d.ORDER_DESK_ENV,
-    log: { level: d.LOG_LEVEL, logPersonalData: d.LOG_PERSONAL_DATA },
+    log: { level: d.LOG_LEVEL, format: d.LOG_FORMAT, logPersonalData: d.LOG_PERSONAL_DATA },
     customerConfigPath: d.ORDER_DESK_CONFIG,
     store: { dataDir: d.ORDER_DESK_DATA_DIR, ...opt(r.DATABASE_URL && { databaseUrl: r.DATABASE_URL }) },
     http: { host: d.HTTP_HOST, port: d.HTTP_PORT },

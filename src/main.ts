@@ -5,7 +5,7 @@
 import type { Logger } from "pino";
 import { type Customer, createCustomer } from "./config/catalog.ts";
 import { loadCustomerConfig } from "./config/customer.ts";
-import { type Config, ConfigError, loadConfig } from "./config.ts";
+import type { Config } from "./config.ts";
 import { createReadiness, healthRoutes, socketCheck, storeCheck } from "./http/health.ts";
 import { metricsRoute } from "./http/metrics.ts";
 import { type HttpServer, startHttpServer } from "./http/server.ts";
@@ -31,6 +31,7 @@ import * as functions from "./slack/listeners/functions/index.ts";
 import { checkBotToken, createSlackChat, createSlackWorkflowFunctions } from "./slack/outbound/index.ts";
 import { openStore, type Store } from "./store/db.ts";
 import { SupplierClient } from "./supplier/client.ts";
+import { buildInfo } from "./version.ts";
 import { attachOrphanEvents, createOrphanSweeper } from "./webhooks/orphans.ts";
 import { webhookRoute } from "./webhooks/receiver.ts";
 
@@ -59,7 +60,12 @@ export interface StartOptions {
 
 export async function startOrderDesk(config: Config, options: StartOptions = {}): Promise<OrderDesk> {
   const logger =
-    options.logger ?? createLogger({ level: config.log.level, logPersonalData: config.log.logPersonalData });
+    options.logger ??
+    createLogger({
+      level: config.log.level,
+      format: config.log.format,
+      logPersonalData: config.log.logPersonalData,
+    });
   const production = config.env === "production";
   const metrics = createMetrics({ defaultMetrics: options.defaultMetrics ?? true });
   const customer = createCustomer(await loadCustomerConfig(config.customerConfigPath));
@@ -320,6 +326,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     });
     logger.info(
       {
+        ...buildInfo(),
         url: http.url,
         opsUrl: ops.url,
         slackMode: config.slack.mode,
@@ -348,38 +355,4 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     await stopAll();
     throw error;
   }
-}
-
-/** `order-desk start`: reads the environment, runs until SIGTERM/SIGINT, exits 0 after a clean stop. */
-export async function runStart(env: Record<string, string | undefined>): Promise<number | undefined> {
-  let config: Config;
-  try {
-    config = loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      return 1;
-    }
-    throw error;
-  }
-  const logger = createLogger({ level: config.log.level, logPersonalData: config.log.logPersonalData });
-  let desk: OrderDesk;
-  try {
-    desk = await startOrderDesk(config, { logger });
-  } catch (error) {
-    logger.fatal({ err: error }, "Order Desk could not start");
-    process.stderr.write(`Order Desk could not start: ${(error as Error).message}\n`);
-    return 1;
-  }
-  await new Promise<void>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      logger.info({ signal }, "stopping: no new work, finishing running jobs");
-      resolve();
-    };
-    process.once("SIGTERM", onSignal);
-    process.once("SIGINT", onSignal);
-  });
-  await desk.stop();
-  logger.info("stopped");
-  return 0;
 }
