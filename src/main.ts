@@ -2,6 +2,9 @@
  * The composition root: builds every part with its dependencies, starts them in order, and stops them in
  * the reverse order on SIGTERM. No business rule lives here.
  */
+import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { resolve } from "node:path";
 import type { Logger } from "pino";
 import { type Customer, createCustomer } from "./config/catalog.ts";
 import { loadCustomerConfig } from "./config/customer.ts";
@@ -89,6 +92,14 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     apiUrl: config.slack.apiUrl,
   });
   botIdentityCheck.catch(() => {});
+  // A first start that fails (Slack refuses the token, say) takes back the embedded store it created, so the
+  // next attempt starts as fresh as this one and no stray ./data is left where the user ran it.
+  const newDataDir =
+    config.store.databaseUrl === undefined &&
+    !config.store.dataDir.startsWith("memory://") &&
+    !existsSync(resolve(config.store.dataDir))
+      ? resolve(config.store.dataDir)
+      : null;
 
   try {
     const store = await openStore({
@@ -353,6 +364,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     };
   } catch (error) {
     await stopAll();
+    if (newDataDir) await rm(newDataDir, { recursive: true, force: true }).catch(() => {});
     throw error;
   }
 }

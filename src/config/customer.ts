@@ -17,7 +17,8 @@ export class CustomerConfigError extends Error {
 
   constructor(source: string, problems: string[], options: { cause?: unknown } = {}) {
     super(
-      `The customer file ${source} has ${problems.length} problem(s); fix them and start again (see docs/configuration.md):\n` +
+      `The customer file ${source} has ${problems.length === 1 ? "a problem" : `${problems.length} problems`}; ` +
+        "fix it and start again (see docs/configuration.md):\n" +
         problems.map((p) => `  - ${p}`).join("\n"),
     );
     this.name = "CustomerConfigError";
@@ -45,17 +46,53 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return `${path}: ${issue.message}`;
 }
 
-/** Parses and validates the YAML text; `source` names the file in messages. */
-export function parseCustomerConfig(text: string, source = "order-desk.config.yml"): CustomerConfig {
+/** The line a syntax error points at, quoted, for the reader to find it. */
+function quoteLine(text: string, line: number): string {
+  const shown = text.split("\n")[line - 1]?.trimEnd() ?? "";
+  return shown.trim() === "" ? "" : `: ${JSON.stringify(shown.trim().slice(0, 120))}`;
+}
+
+/** A `.json` file is read as JSON, with JSON's errors; anything else as YAML (of which JSON is a part). */
+function parseText(text: string, source: string): unknown {
+  if (/\.json$/i.test(source)) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      // Node's message quotes the whole text (and, in newer versions, names a position): keep what went wrong,
+      // and find the line from the YAML parser, which reads JSON too.
+      const message = (error as Error).message;
+      const what = message
+        .replace(/, "[\s\S]*" is not valid JSON$/, "")
+        .replace(/\s*(in JSON )?at position \d+[\s\S]*$/, "");
+      const position = /at position (\d+)/.exec(message)?.[1];
+      const line =
+        position !== undefined
+          ? text.slice(0, Number(position)).split("\n").length
+          : parseDocument(text, { prettyErrors: true }).errors[0]?.linePos?.[0]?.line;
+      throw new CustomerConfigError(source, [
+        `not valid JSON${line ? ` at line ${line}` : ""}: ${what}${line ? quoteLine(text, line) : ""}`,
+      ]);
+    }
+  }
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     throw new CustomerConfigError(
       source,
-      doc.errors.map((e) => `YAML: ${e.message.split("\n")[0]}`),
+      doc.errors.map((e) => {
+        const line = e.linePos?.[0]?.line;
+        const what = e.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "") ?? e.code;
+        return `not valid YAML${line ? ` at line ${line}` : ""}: ${what}${line ? quoteLine(text, line) : ""}`;
+      }),
     );
   }
+  return doc.toJS();
+}
+
+/** Parses and validates the file's text (YAML, or JSON for a `.json` file); `source` names the file in messages. */
+export function parseCustomerConfig(text: string, source = "order-desk.config.yml"): CustomerConfig {
+  const data = parseText(text, source);
   // With the input on each issue, a value of the wrong type ("yes" for a boolean) is told apart from a missing one.
-  const parsed = customerConfigSchema.safeParse(doc.toJS(), { reportInput: true });
+  const parsed = customerConfigSchema.safeParse(data, { reportInput: true });
   if (!parsed.success) throw new CustomerConfigError(source, parsed.error.issues.map(describeIssue));
   return parsed.data;
 }
