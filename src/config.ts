@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nearestName } from "./config/nearest-name.ts";
 
 /**
  * All of Order Desk's environment configuration, read and validated once at start-up. Nothing else
@@ -192,37 +193,6 @@ export class ConfigError extends Error {
   }
 }
 
-/** Edits (insert, delete, replace, swap two neighbours) between two names; stops counting past `max`. */
-function distance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  let before: number[] = [];
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        best = Math.min(best, (before[j - 2] ?? 0) + 1);
-      }
-      row.push(best);
-    }
-    before = previous;
-    previous = row;
-  }
-  return previous[b.length] ?? max + 1;
-}
-
-/** The documented variable an unknown name most likely meant (a few letters off), if one is close enough. */
-function nearestName(name: string): string | null {
-  let best: { name: string; d: number } | null = null;
-  for (const known of Object.keys(VARIABLES)) {
-    const d = distance(name, known, 2);
-    if (d <= Math.min(2, Math.floor(known.length / 5)) && (!best || d < best.d)) best = { name: known, d };
-  }
-  return best?.name ?? null;
-}
-
 type Parsed = { [K in VariableName]: z.output<(typeof VARIABLES)[K]["schema"]> };
 type Raw = Partial<Parsed>;
 
@@ -239,7 +209,7 @@ function readRaw(env: Record<string, string | undefined>, problems: string[]): R
   for (const name of Object.keys(env)) {
     if (name in VARIABLES) continue;
     if (OWNED_PREFIXES.some((p) => name.startsWith(p))) {
-      const near = nearestName(name);
+      const near = nearestName(name, Object.keys(VARIABLES));
       problems.push(
         near
           ? `${name}: unknown variable; did you mean ${near}?`

@@ -31,7 +31,12 @@ import { supplierKeyCheck } from "./secrets/readiness.ts";
 import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "./slack/app.ts";
 import { updatePresenter } from "./slack/blocks/updates/presenter.ts";
 import * as functions from "./slack/listeners/functions/index.ts";
-import { checkBotToken, createSlackChat, createSlackWorkflowFunctions } from "./slack/outbound/index.ts";
+import {
+  checkBotToken,
+  createSlackChat,
+  createSlackWorkflowFunctions,
+  HistoryPace,
+} from "./slack/outbound/index.ts";
 import { openStore, type Store } from "./store/db.ts";
 import { SupplierClient } from "./supplier/client.ts";
 import { buildInfo } from "./version.ts";
@@ -166,6 +171,8 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     const botIdentity = await botIdentityCheck;
     // One pace per channel for every post of this process: order messages, replies and alerts.
     const pacer = new ChannelPacer();
+    // One pace for reading conversations, within Slack's limits for apps outside its Marketplace.
+    const history = new HistoryPace();
     const slack = createSlackApp({
       mode: config.slack.mode,
       botToken: config.slack.botToken,
@@ -179,6 +186,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       socket: { metrics },
       logger,
       pacer,
+      history,
       ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
       ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
       ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
@@ -238,6 +246,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       // Its own client: a 429 re-schedules the job after Retry-After instead of blocking a worker.
       slack: createSlackChat({
         token: config.slack.botToken,
+        history,
         timeoutMs: config.slack.timeoutMs,
         logger,
         ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
