@@ -61,6 +61,36 @@ describe("manifest.yml", () => {
     expect(manifest.settings.socket_mode_enabled).toBe(true);
   });
 
+  it("has an HTTP-mode twin, manifest.http.yml, that differs only in Socket Mode and the request URLs", () => {
+    const http = parse(readFileSync(new URL("../../manifest.http.yml", import.meta.url), "utf8")) as Manifest;
+    const url = "https://orders.example.com/slack/events";
+    const { slash_commands: commands, ...features } = http.features as Manifest["features"] & {
+      slash_commands: Array<Record<string, unknown>>;
+    };
+    expect(commands.map(({ url: commandUrl, ...rest }) => [commandUrl, rest])).toEqual(
+      manifest.features.slash_commands.map((command) => [url, command]),
+    );
+    const { slash_commands: _, ...socketFeatures } = manifest.features;
+    expect(features).toEqual(socketFeatures);
+    const settings = http.settings as unknown as Record<string, Record<string, unknown>>;
+    expect(settings.event_subscriptions?.request_url).toBe(url);
+    expect(settings.interactivity).toMatchObject({ request_url: url, message_menu_options_url: url });
+    expect(http.settings.socket_mode_enabled).toBe(false);
+    const strip = (m: Manifest) => {
+      const { features: _f, settings, ...rest } = m;
+      const {
+        event_subscriptions,
+        interactivity,
+        socket_mode_enabled: _s,
+        ...other
+      } = settings as unknown as Record<string, Record<string, unknown>>;
+      const { request_url: _r, ...events } = event_subscriptions ?? {};
+      const { request_url: _i, message_menu_options_url: _m, ...interact } = interactivity ?? {};
+      return { ...rest, settings: { ...other, events, interact } };
+    };
+    expect(strip(http)).toEqual(strip(manifest));
+  });
+
   it("asks for exactly the scopes the fake Slack grants by default, and not chat:write.public", () => {
     expect([...manifest.oauth_config.scopes.bot].sort()).toEqual([...DEFAULT_BOT_SCOPES].sort());
     expect(manifest.oauth_config.scopes.bot).not.toContain("chat:write.public");
