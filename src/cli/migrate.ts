@@ -3,11 +3,13 @@
  * exits. Order Desk applies them itself at start; this is for operators who migrate before they roll out (and
  * see the result), e.g. as a release step before the replicas are replaced.
  */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { Logger } from "pino";
 import { loadOperationsTarget } from "../config/operations.ts";
 import { ConfigError } from "../config.ts";
 import { createJobs } from "../jobs/pgboss/adapter.ts";
-import { describeTarget, openStore, type Store } from "../store/db.ts";
+import { describeTarget, openStore, PGLITE_SUBDIR, type Store } from "../store/db.ts";
 import { loadMigrations, runMigrations } from "../store/migrate.ts";
 import { VERSION } from "../version.ts";
 import { type CommandIo, parseCommandArgs } from "./args.ts";
@@ -39,12 +41,15 @@ export async function runMigrate(
   if (!args.ok) return args.exitCode;
   let store = deps.store;
   let where = "the given store";
+  // A new embedded store is unpacked from the build's prebuilt data directory, migrated already.
+  let created = false;
   try {
     if (!store) {
       const target = loadOperationsTarget(env);
       where = target.databaseUrl
         ? `PostgreSQL at ${describeTarget(target.databaseUrl)}`
         : `the embedded store in ${target.dataDir}`;
+      created = target.databaseUrl === null && !existsSync(join(resolve(target.dataDir), PGLITE_SUBDIR));
       store = await openStore({
         ...(target.databaseUrl ? { databaseUrl: target.databaseUrl } : { dataDir: target.dataDir }),
         migrate: false,
@@ -60,7 +65,9 @@ export async function runMigrate(
     io.stdout.write(
       `${
         applied.length === 0
-          ? `Nothing to apply: all ${all.length} migrations were applied already`
+          ? created
+            ? `Created a new store with all ${all.length} migrations applied`
+            : `Nothing to apply: all ${all.length} migrations were applied already`
           : `Applied ${applied.length} migration${applied.length === 1 ? "" : "s"}: ${applied.join(", ")}`
       } (${where}; latest ${all.at(-1)?.name ?? "none"}); the job queue's schema is up to date. ` +
         `Ready for Order Desk ${VERSION}.\n`,

@@ -46,6 +46,7 @@ describe("order-desk migrate", () => {
     const dataDir = join(workDir, "data");
     const { code, out } = await migrate([], { ORDER_DESK_DATA_DIR: dataDir });
     expect(code).toBe(0);
+    expect(out).toMatch(/^(Created a new store with all|Applied) \d+ migrations/);
     expect(out).toContain(`the embedded store in ${dataDir}`);
     expect(existsSync(dataDir)).toBe(true);
     const store = await openStore({ dataDir, migrate: false });

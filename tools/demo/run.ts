@@ -440,8 +440,9 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
     });
     say(`\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
     say(
-      '\nNext: `npm run demo -- --socket` runs the same over Socket Mode; README.md, "Running it for real", connects ' +
-        "a real workspace and supplier (start with .env.example); `node bin/order-desk.js --help` lists the commands.",
+      `\nNext: ${args.socket ? "" : "`npm run demo -- --socket` runs the same over Socket Mode; "}` +
+        'README.md, "Running it for real", connects a real workspace and supplier (start with .env.example); ' +
+        "`node bin/order-desk.js --help` lists the commands.",
     );
     if (args.keep) say(`Database and JSON log kept in ${dir}`);
     return 0;
