@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SandboxHandle } from "../../src/sandbox/sandbox.ts";
 import { STATUS_LINE_BLOCK_ID } from "../../src/slack/blocks/updates/status-line.ts";
+import { VERSION } from "../../src/version.ts";
 import { EXAMPLE_DELIVERY } from "../../tools/example-form.ts";
 import type { FakeSlack } from "../../tools/fake-slack/index.ts";
 import { freePort, startWorld, type World } from "../../tools/world.ts";
@@ -136,7 +137,11 @@ describe("order-desk start", () => {
     });
     const metrics = await fetch(`${opsUrl}/metrics`);
     expect(metrics.status).toBe(200);
-    expect(await metrics.text()).toContain("order_desk_");
+    const exposition = parsePrometheusText(await metrics.text());
+    expect(
+      sampleValue(exposition, "order_desk_build_info", { version: VERSION, node: process.version }),
+    ).toBe(1);
+    expect(exposition.samples.some((s) => s.name === "process_resident_memory_bytes")).toBe(true);
   });
 
   it("takes an order from /order to the supplier and threads the supplier's updates", async () => {
@@ -181,7 +186,12 @@ describe("order-desk start", () => {
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
     const everything = app.stdout() + app.stderr();
     const running = lines.map((l) => JSON.parse(l)).find((l) => l.msg === "Order Desk is running");
-    expect(running).toMatchObject({ supplier: sandbox.url.replace("http://", "http://***@"), opsUrl });
+    expect(running).toMatchObject({
+      supplier: sandbox.url.replace("http://", "http://***@"),
+      opsUrl,
+      version: VERSION,
+      node: process.version,
+    });
     for (const secret of [...world.secrets(), URL_PASSWORD]) {
       expect(everything).not.toContain(secret);
     }

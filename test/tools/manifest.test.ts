@@ -293,22 +293,21 @@ describe("docs/slack-setup.md", () => {
     expect([...documented].sort()).toEqual([...manifest.oauth_config.scopes.bot].sort());
   });
 
-  it("gives an HTTP-mode snippet that sends commands, events, interactions and select options to /slack/events", () => {
+  it("points HTTP mode at manifest.http.yml, which sends commands, events, interactions and select options to /slack/events", () => {
     const section = doc.slice(doc.indexOf("## 5. HTTP mode"), doc.indexOf("## 6."));
-    const yaml = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
-    expect(yaml, "the HTTP-mode section has a yaml snippet").toBeDefined();
-    const snippet = parse((yaml ?? "").replace(/^ {3}/gm, "")) as Pick<Manifest, "features" | "settings">;
-    const url = snippet.settings.event_subscriptions.request_url;
+    expect(section).toContain("manifest.http.yml");
+    const http = parse(readFileSync(new URL("../../manifest.http.yml", import.meta.url), "utf8")) as Manifest;
+    const url = http.settings.event_subscriptions.request_url;
     expect(url).toMatch(/^https:\/\/[^/]+\/slack\/events$/);
-    expect(snippet.settings.interactivity.request_url).toBe(url);
+    expect(http.settings.interactivity.request_url).toBe(url);
     // The item and country pickers are external_select: Slack loads their options from this URL.
-    expect(snippet.settings.interactivity.message_menu_options_url).toBe(url);
-    expect(snippet.features.slash_commands.map((c) => [c.command, c.url])).toEqual(
+    expect(http.settings.interactivity.message_menu_options_url).toBe(url);
+    expect(http.features.slash_commands.map((c) => [c.command, c.url])).toEqual(
       manifest.features.slash_commands.map((c) => [c.command, url]),
     );
-    expect([...snippet.settings.event_subscriptions.bot_events].sort()).toEqual(
+    expect([...http.settings.event_subscriptions.bot_events].sort()).toEqual(
       [...manifest.settings.event_subscriptions.bot_events].sort(),
     );
-    expect(snippet.settings.socket_mode_enabled).toBe(false);
+    expect(http.settings.socket_mode_enabled).toBe(false);
   });
 });
