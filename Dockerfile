@@ -1,11 +1,15 @@
 # syntax=docker/dockerfile:1
 # Order Desk: one image for every deployment shape (docs/deploy.md).
 # Build:  docker build -t order-desk .
-# Run:    docker run --env-file order-desk.env -v order-desk-data:/data \
+# Run:    docker run --env-file .env -v order-desk-data:/data \
 #           -v "$PWD/order-desk.config.yml:/config/order-desk.config.yml:ro" -p 3000:3000 order-desk
-# Check:  docker run --rm --env-file order-desk.env ... order-desk node bin/order-desk.js doctor
+# Check:  docker run --rm --env-file .env -v order-desk-data:/data \
+#           -v "$PWD/order-desk.config.yml:/config/order-desk.config.yml:ro" order-desk node bin/order-desk.js doctor
+# (.env from .env.example; on a new volume the doctor's database line is a note: the first start creates it.)
 
-ARG NODE_IMAGE=node:24-bookworm-slim
+# The base image pinned by digest, so a rebuild gets the same system and Node.js until the pin is moved on purpose
+# (node:24-bookworm-slim, Node.js 24.18.0). Move it with: docker buildx imagetools inspect node:24-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d
 
 # --- build: compile src/ to dist/ (plain JavaScript: less memory and a faster start than through tsx). ---
 FROM ${NODE_IMAGE} AS build
@@ -31,7 +35,10 @@ ENV NODE_ENV=production \
     HTTP_PORT=3000
 WORKDIR /app
 COPY --from=deps --chown=root:root /app/node_modules ./node_modules
-COPY --chown=root:root package.json manifest.yml ./
+COPY --chown=root:root package.json manifest.yml manifest.http.yml .env.example README.md CHANGELOG.md ./
+# What the app's messages point to (README.md's configuration table, docs/*.md, the example customer file).
+COPY --chown=root:root docs ./docs
+COPY --chown=root:root examples ./examples
 COPY --chown=root:root bin ./bin
 # The compiled app only: no src/, tools/ or bench/ (bin/order-desk.js runs dist/ when there are no sources).
 COPY --from=build --chown=root:root /app/dist ./dist

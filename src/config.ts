@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nearestName } from "./config/nearest-name.ts";
 
 /**
  * All of Order Desk's environment configuration, read and validated once at start-up. Nothing else
@@ -42,6 +43,11 @@ export const VARIABLES = {
     schema: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
     default: "info",
     doc: "pino log level. Logs are JSON lines on stdout.",
+  },
+  LOG_FORMAT: {
+    schema: z.enum(["json", "pretty"], { error: "must be json or pretty" }),
+    default: "json",
+    doc: "`json` (one JSON object a line, for log shippers) or `pretty` (one readable line an entry, for a terminal).",
   },
   LOG_PERSONAL_DATA: {
     schema: bool,
@@ -203,7 +209,12 @@ function readRaw(env: Record<string, string | undefined>, problems: string[]): R
   for (const name of Object.keys(env)) {
     if (name in VARIABLES) continue;
     if (OWNED_PREFIXES.some((p) => name.startsWith(p))) {
-      problems.push(`${name}: unknown variable (a typo?); remove it or use one of the documented names`);
+      const near = nearestName(name, Object.keys(VARIABLES));
+      problems.push(
+        near
+          ? `${name}: unknown variable; did you mean ${near}?`
+          : `${name}: unknown variable (a typo?); remove it or use one of the documented names`,
+      );
     }
   }
   return raw as Raw;
@@ -211,7 +222,7 @@ function readRaw(env: Record<string, string | undefined>, problems: string[]): R
 
 export interface Config {
   env: "production" | "development" | "test";
-  log: { level: string; logPersonalData: boolean };
+  log: { level: string; format: "json" | "pretty"; logPersonalData: boolean };
   customerConfigPath: string;
   store: { databaseUrl?: string; dataDir: string };
   http: { host: string; port: number };
@@ -278,7 +289,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const opt = <T extends object>(value: T | undefined | "" | false) => (value ? value : {});
   return {
     env: d.ORDER_DESK_ENV,
-    log: { level: d.LOG_LEVEL, logPersonalData: d.LOG_PERSONAL_DATA },
+    log: { level: d.LOG_LEVEL, format: d.LOG_FORMAT, logPersonalData: d.LOG_PERSONAL_DATA },
     customerConfigPath: d.ORDER_DESK_CONFIG,
     store: { dataDir: d.ORDER_DESK_DATA_DIR, ...opt(r.DATABASE_URL && { databaseUrl: r.DATABASE_URL }) },
     http: { host: d.HTTP_HOST, port: d.HTTP_PORT },

@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, type LoggerOptions, pino, stdSerializers } from "pino";
+import { prettyStream } from "./log-pretty.ts";
 
 const CENSOR = "[redacted]";
 
@@ -260,6 +261,8 @@ export interface LoggerConfig {
   /** Keep personal data in logs (for local debugging only). */
   logPersonalData?: boolean;
   name?: string;
+  /** `pretty`: one readable line per entry for a terminal (log-pretty.ts); default JSON lines. */
+  format?: "json" | "pretty";
 }
 
 export function createLogger(config: LoggerConfig, destination?: DestinationStream): Logger {
@@ -293,7 +296,8 @@ export function createLogger(config: LoggerConfig, destination?: DestinationStre
       },
     },
   };
-  return destination ? pino(options, destination) : pino(options);
+  if (destination) return pino(options, destination);
+  return config.format === "pretty" ? pino(options, prettyStream(process.stdout)) : pino(options);
 }
 
 export const silentLogger: Logger = pino({ level: "silent" });

@@ -2,10 +2,13 @@
  * The composition root: builds every part with its dependencies, starts them in order, and stops them in
  * the reverse order on SIGTERM. No business rule lives here.
  */
+import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { resolve } from "node:path";
 import type { Logger } from "pino";
 import { type Customer, createCustomer } from "./config/catalog.ts";
 import { loadCustomerConfig } from "./config/customer.ts";
-import { type Config, ConfigError, loadConfig } from "./config.ts";
+import type { Config } from "./config.ts";
 import { createReadiness, healthRoutes, socketCheck, storeCheck } from "./http/health.ts";
 import { metricsRoute } from "./http/metrics.ts";
 import { type HttpServer, startHttpServer } from "./http/server.ts";
@@ -29,9 +32,15 @@ import { supplierKeyCheck } from "./secrets/readiness.ts";
 import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "./slack/app.ts";
 import { updatePresenter } from "./slack/blocks/updates/presenter.ts";
 import * as functions from "./slack/listeners/functions/index.ts";
-import { checkBotToken, createSlackChat, createSlackWorkflowFunctions } from "./slack/outbound/index.ts";
+import {
+  checkBotToken,
+  createSlackChat,
+  createSlackWorkflowFunctions,
+  HistoryPace,
+} from "./slack/outbound/index.ts";
 import { openStore, type Store } from "./store/db.ts";
 import { SupplierClient } from "./supplier/client.ts";
+import { buildInfo } from "./version.ts";
 import { attachOrphanEvents } from "./webhooks/orphans.ts";
 import { startSupplierSide, supplierEventsReader } from "./webhooks/wiring.ts";
 
@@ -60,7 +69,12 @@ export interface StartOptions {
 
 export async function startOrderDesk(config: Config, options: StartOptions = {}): Promise<OrderDesk> {
   const logger =
-    options.logger ?? createLogger({ level: config.log.level, logPersonalData: config.log.logPersonalData });
+    options.logger ??
+    createLogger({
+      level: config.log.level,
+      format: config.log.format,
+      logPersonalData: config.log.logPersonalData,
+    });
   const production = config.env === "production";
   const metrics = createMetrics({ defaultMetrics: options.defaultMetrics ?? true });
   const customer = createCustomer(await loadCustomerConfig(config.customerConfigPath));
@@ -85,6 +99,14 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     apiUrl: config.slack.apiUrl,
   });
   botIdentityCheck.catch(() => {});
+  // A first start that fails (Slack refuses the token, say) takes back the embedded store it created, so the
+  // next attempt starts as fresh as this one and no stray ./data is left where the user ran it.
+  const newDataDir =
+    config.store.databaseUrl === undefined &&
+    !config.store.dataDir.startsWith("memory://") &&
+    !existsSync(resolve(config.store.dataDir))
+      ? resolve(config.store.dataDir)
+      : null;
 
   try {
     const store = await openStore({
@@ -152,6 +174,8 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     const botIdentity = await botIdentityCheck;
     // One pace per channel for every post of this process: order messages, replies and alerts.
     const pacer = new ChannelPacer();
+    // One pace for reading conversations, within Slack's limits for apps outside its Marketplace.
+    const history = new HistoryPace();
     const slack = createSlackApp({
       mode: config.slack.mode,
       botToken: config.slack.botToken,
@@ -165,6 +189,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       socket: { metrics },
       logger,
       pacer,
+      history,
       ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
       ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
       ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
@@ -226,6 +251,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       // Its own client: a 429 re-schedules the job after Retry-After instead of blocking a worker.
       slack: createSlackChat({
         token: config.slack.botToken,
+        history,
         timeoutMs: config.slack.timeoutMs,
         logger,
         ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
@@ -322,6 +348,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     });
     logger.info(
       {
+        ...buildInfo(),
         url: http.url,
         opsUrl: ops.url,
         slackMode: config.slack.mode,
@@ -348,40 +375,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     };
   } catch (error) {
     await stopAll();
+    if (newDataDir) await rm(newDataDir, { recursive: true, force: true }).catch(() => {});
     throw error;
   }
-}
-
-/** `order-desk start`: reads the environment, runs until SIGTERM/SIGINT, exits 0 after a clean stop. */
-export async function runStart(env: Record<string, string | undefined>): Promise<number | undefined> {
-  let config: Config;
-  try {
-    config = loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      return 1;
-    }
-    throw error;
-  }
-  const logger = createLogger({ level: config.log.level, logPersonalData: config.log.logPersonalData });
-  let desk: OrderDesk;
-  try {
-    desk = await startOrderDesk(config, { logger });
-  } catch (error) {
-    logger.fatal({ err: error }, "Order Desk could not start");
-    process.stderr.write(`Order Desk could not start: ${(error as Error).message}\n`);
-    return 1;
-  }
-  await new Promise<void>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      logger.info({ signal }, "stopping: no new work, finishing running jobs");
-      resolve();
-    };
-    process.once("SIGTERM", onSignal);
-    process.once("SIGINT", onSignal);
-  });
-  await desk.stop();
-  logger.info("stopped");
-  return 0;
 }

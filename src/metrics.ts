@@ -1,5 +1,9 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { createApprovalMetrics, type PrometheusApprovalMetrics } from "./metrics-approvals.ts";
+import { ORDER_SOURCES } from "./orders/model/order.ts";
+import { SHIPPING_UPDATED, STATUS_CHANGED } from "./supplier/events.ts";
+import { buildInfo } from "./version.ts";
+import { WEBHOOK_REJECTION_REASONS } from "./webhooks/errors.ts";
 
 /**
  * The Prometheus metrics Order Desk exposes on `/metrics`. One registry per process (not the global
@@ -24,13 +28,29 @@ export interface Metrics {
   oldestJobAgeSeconds: Gauge<"queue">;
   /** Approvals requested, decided by outcome, time to decision (./metrics-approvals.ts). */
   approvals: PrometheusApprovalMetrics;
+  /** `order_desk_build_info{version,node} 1`: which build each instance runs. */
+  buildInfo: Gauge<"version" | "node">;
 }
+
+/**
+ * The label values each counter is known to take, shown at 0 from the start: a dashboard's `rate()` and an
+ * alert on `increase()` see a series before its first event, instead of "no data" until something goes wrong.
+ */
+const KNOWN_LABELS = {
+  ordersPlaced: ORDER_SOURCES.map((source) => ({ source })),
+  ordersRejected: ["VALIDATION_FAILED", "DUPLICATE_ORDER"].map((reason) => ({ reason })),
+  webhookEvents: [STATUS_CHANGED, SHIPPING_UPDATED, "other"].map((type) => ({ type })),
+  webhookRejected: WEBHOOK_REJECTION_REASONS.map((reason) => ({ reason })),
+  slackPosts: ["chat.postMessage", "chat.update"].map((method) => ({ method })),
+  slackRateLimited: ["chat.postMessage", "chat.update"].map((method) => ({ method })),
+} as const;
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
-  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: "order_desk_" });
+  // Without a prefix: Node.js's stock dashboards look for process_cpu_seconds_total, nodejs_heap_size_used_bytes…
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
   const registers = [registry];
-  return {
+  const metrics: Metrics = {
     registry,
     ordersPlaced: new Counter({
       name: "order_desk_orders_placed_total",
@@ -121,5 +141,17 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       registers,
     }),
     approvals: createApprovalMetrics(registers),
+    buildInfo: new Gauge({
+      name: "order_desk_build_info",
+      help: "Always 1; its labels name the Order Desk version and the Node.js version this instance runs.",
+      labelNames: ["version", "node"],
+      registers,
+    }),
   };
+  metrics.buildInfo.set(buildInfo(), 1);
+  for (const [name, labelSets] of Object.entries(KNOWN_LABELS)) {
+    const counter = metrics[name as keyof typeof KNOWN_LABELS] as Counter<string>;
+    for (const labels of labelSets) counter.inc(labels, 0);
+  }
+  return metrics;
 }

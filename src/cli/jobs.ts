@@ -8,7 +8,6 @@
  * the commands refuse and name the Slack actions that do the same. Exit codes: 0 done, 1 something failed,
  * 2 bad usage, 3 not available on this deployment (the embedded store).
  */
-import { parseArgs } from "node:util";
 import {
   type FailedJob,
   isQueueName,
@@ -23,6 +22,7 @@ import { resolveRetriedFromCommandLine } from "../orders/operations/retried-else
 import type { Queryable, Store } from "../store/db.ts";
 import { requeueFailedOrder } from "../store/repositories/operator-actions.ts";
 import { getOrder } from "../store/repositories/orders.ts";
+import { parseCommandArgs } from "./args.ts";
 import { EXIT_OPS, type OperationsDeps, type OperationsIo, openOperationsStore } from "./operations.ts";
 
 export const JOBS_USAGE = `Usage: order-desk jobs list --failed [--queue NAME] [--limit N] [--json]
@@ -46,14 +46,9 @@ interface Parsed {
   json: boolean;
 }
 
-function parse(argv: string[]): Parsed | string {
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    return (error as Error).message;
-  }
-  const { values, positionals } = parsed;
+type Values = { failed?: boolean; "all-failed"?: boolean; queue?: string; limit?: string; json?: boolean };
+
+function validate(values: Values, positionals: string[]): Parsed | string {
   const [action, id, ...extra] = positionals;
   if (action !== "list" && action !== "retry") return `unknown action ${JSON.stringify(action ?? "")}`;
   if (extra.length > 0) return `unexpected ${JSON.stringify(extra.join(" "))}`;
@@ -82,13 +77,17 @@ function parse(argv: string[]): Parsed | string {
   };
 }
 
-const OPTIONS = {
-  failed: { type: "boolean" },
-  "all-failed": { type: "boolean" },
-  queue: { type: "string" },
-  limit: { type: "string" },
-  json: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
+const SPEC = {
+  name: "jobs",
+  usage: JOBS_USAGE,
+  positionals: true,
+  options: {
+    failed: { type: "boolean" },
+    "all-failed": { type: "boolean" },
+    queue: { type: "string" },
+    limit: { type: "string" },
+    json: { type: "boolean" },
+  },
 } as const;
 
 export async function runJobs(
@@ -97,11 +96,9 @@ export async function runJobs(
   io: OperationsIo,
   deps: OperationsDeps = {},
 ): Promise<number> {
-  if (argv.includes("--help") || argv.includes("-h")) {
-    io.stdout.write(JOBS_USAGE);
-    return EXIT_OPS.ok;
-  }
-  const parsed = parse(argv);
+  const args = parseCommandArgs(SPEC, argv, io);
+  if (!args.ok) return args.exitCode;
+  const parsed = validate(args.values, args.positionals);
   if (typeof parsed === "string") {
     io.stderr.write(`order-desk jobs: ${parsed}\n\n${JOBS_USAGE}`);
     return EXIT_OPS.usage;

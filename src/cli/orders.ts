@@ -7,10 +7,10 @@
  */
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { parseArgs } from "node:util";
 import { loadCustomerConfig } from "../config/customer.ts";
 import { type ExportTally, exportCsv, monthName, parseExportMonth } from "../orders/export/index.ts";
 import { ordersOfMonth } from "../orders/export/source.ts";
+import { parseCommandArgs } from "./args.ts";
 import { EXIT_OPS, type OperationsDeps, type OperationsIo, openOperationsStore } from "./operations.ts";
 
 export const ORDERS_USAGE = `Usage: order-desk orders export [--month YYYY-MM]
@@ -27,29 +27,22 @@ export interface OrdersDeps extends OperationsDeps {
   personalData?: boolean;
 }
 
+const SPEC = {
+  name: "orders",
+  usage: ORDERS_USAGE,
+  positionals: true,
+  options: { month: { type: "string" } },
+} as const;
+
 export async function runOrders(
   argv: string[],
   env: Record<string, string | undefined>,
   io: OperationsIo,
   deps: OrdersDeps = {},
 ): Promise<number> {
-  let values: { month?: string; help?: boolean };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: { month: { type: "string" }, help: { type: "boolean", short: "h" } },
-    }));
-  } catch (error) {
-    io.stderr.write(`order-desk orders: ${(error as Error).message}\n\n${ORDERS_USAGE}`);
-    return EXIT_OPS.usage;
-  }
-  if (values.help) {
-    io.stdout.write(ORDERS_USAGE);
-    return EXIT_OPS.ok;
-  }
+  const args = parseCommandArgs(SPEC, argv, io);
+  if (!args.ok) return args.exitCode;
+  const { values, positionals } = args;
   if (positionals.length !== 1 || positionals[0] !== "export") {
     io.stderr.write(`order-desk orders: the only action is "export"\n\n${ORDERS_USAGE}`);
     return EXIT_OPS.usage;

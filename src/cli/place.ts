@@ -9,7 +9,6 @@
  */
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import type { Logger } from "pino";
 import type { Dispatcher } from "undici";
 import { ConfigError, loadSupplierTarget, type SupplierTarget } from "../config.ts";
@@ -18,6 +17,7 @@ import { LocalValidationError, SupplierError } from "../supplier/errors.ts";
 import { scrubApiKey } from "../supplier/keys.ts";
 import type { RetryPolicy } from "../supplier/retry.ts";
 import { checkOrderRequest } from "../supplier/rules.ts";
+import { type CommandIo, parseCommandArgs } from "./args.ts";
 
 export interface PlaceIo {
   stdout: { write(chunk: string): unknown };
@@ -74,27 +74,20 @@ class CliProblem extends Error {
   }
 }
 
-function parse(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        file: { type: "string", short: "f" },
-        "base-url": { type: "string" },
-        "api-key-env": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    }).values;
-  } catch (error) {
-    throw new CliProblem(
-      "USAGE",
-      `${(error as Error).message}. Run 'order-desk place --help'.`,
-      EXIT.rejected,
-    );
-  }
-}
+const SPEC = {
+  name: "place",
+  usage: PLACE_USAGE,
+  options: {
+    file: { type: "string", short: "f" },
+    "base-url": { type: "string" },
+    "api-key-env": { type: "string" },
+  },
+  // Like every other outcome of `place`: one JSON line on stdout.
+  usageError: (message: string, io: CommandIo) =>
+    io.stdout.write(
+      `${JSON.stringify({ ok: false, code: "USAGE", message: `${message}. Run 'order-desk place --help'.` })}\n`,
+    ),
+} as const;
 
 async function readOrderFile(file: string, cwd: string): Promise<unknown> {
   const path = resolve(cwd, file);
@@ -134,13 +127,11 @@ export async function runPlace(
     io.stdout.write(`${apiKey ? scrubApiKey(line, apiKey) : line}\n`);
   };
 
+  const parsed = parseCommandArgs(SPEC, argv, io);
+  if (!parsed.ok) return parsed.exitCode;
+  const args = parsed.values;
   let client: SupplierClient | undefined;
   try {
-    const args = parse(argv);
-    if (args.help) {
-      io.stdout.write(PLACE_USAGE);
-      return EXIT.placed;
-    }
     if (!args.file)
       throw new CliProblem("USAGE", "Missing --file: the order request to place.", EXIT.rejected);
     const order = await readOrderFile(args.file, deps.cwd ?? process.cwd());

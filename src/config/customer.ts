@@ -19,7 +19,8 @@ export class CustomerConfigError extends Error {
 
   constructor(source: string, problems: string[], options: { cause?: unknown } = {}) {
     super(
-      `The customer file ${source} has ${problems.length} problem(s); fix them and start again (see docs/configuration.md):\n` +
+      `The customer file ${source} has ${problems.length === 1 ? "a problem" : `${problems.length} problems`}; ` +
+        "fix it and start again (see docs/configuration.md):\n" +
         problems.map((p) => `  - ${p}`).join("\n"),
     );
     this.name = "CustomerConfigError";
@@ -47,9 +48,51 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return `${path}: ${issue.message}`;
 }
 
+/** The line a syntax error points at, quoted, for the reader to find it. */
+function quoteLine(text: string, line: number): string {
+  const shown = text.split("\n")[line - 1]?.trimEnd() ?? "";
+  return shown.trim() === "" ? "" : `: ${JSON.stringify(shown.trim().slice(0, 120))}`;
+}
+
+/** A `.json` file is read as JSON, with JSON's errors; anything else as YAML (of which JSON is a part). */
+function parseText(text: string, source: string): unknown {
+  if (/\.json$/i.test(source)) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      // Node's message quotes the whole text (and, in newer versions, names a position): keep what went wrong,
+      // and find the line from the YAML parser, which reads JSON too.
+      const message = (error as Error).message;
+      const what = message
+        .replace(/, "[\s\S]*" is not valid JSON$/, "")
+        .replace(/\s*(in JSON )?at position \d+[\s\S]*$/, "");
+      const position = /at position (\d+)/.exec(message)?.[1];
+      const line =
+        position !== undefined
+          ? text.slice(0, Number(position)).split("\n").length
+          : parseDocument(text, { prettyErrors: true }).errors[0]?.linePos?.[0]?.line;
+      throw new CustomerConfigError(source, [
+        `not valid JSON${line ? ` at line ${line}` : ""}: ${what}${line ? quoteLine(text, line) : ""}`,
+      ]);
+    }
+  }
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new CustomerConfigError(
+      source,
+      doc.errors.map((e) => {
+        const line = e.linePos?.[0]?.line;
+        const what = e.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "") ?? e.code;
+        return `not valid YAML${line ? ` at line ${line}` : ""}: ${what}${line ? quoteLine(text, line) : ""}`;
+      }),
+    );
+  }
+  return doc.toJS();
+}
+
 /**
- * `supplierEvents: { file: NAME }`: the block is read from that file (YAML or JSON), so a mapping worked out with
- * the supplier can be kept and replaced on its own. Returns the file's problems, if any.
+ * `supplierEvents: { file: NAME }`: the block is read from that file (YAML, or JSON for a `.json` file), so a
+ * mapping worked out with the supplier can be kept and replaced on its own. Returns the file's problems, if any.
  */
 function includeSupplierEvents(config: unknown, readNamed: ((name: string) => string) | undefined): string[] {
   const block = (config as { supplierEvents?: unknown } | null)?.supplierEvents;
@@ -57,9 +100,7 @@ function includeSupplierEvents(config: unknown, readNamed: ((name: string) => st
   const { file, ...rest } = block as { file: unknown };
   if (typeof file !== "string" || file.trim() === "") return ["supplierEvents.file: must name a file"];
   if (Object.keys(rest).length > 0) {
-    return [
-      `supplierEvents: with file, keep every other key (${Object.keys(rest).join(", ")}) in ${file} instead`,
-    ];
+    return [`supplierEvents: with file, keep every other key (${Object.keys(rest).join(", ")}) in ${file} instead`];
   }
   if (!readNamed) return [`supplierEvents.file: ${file} cannot be read from here (no file system)`];
   let text: string;
@@ -69,35 +110,29 @@ function includeSupplierEvents(config: unknown, readNamed: ((name: string) => st
     const code = (error as NodeJS.ErrnoException).code;
     return [`supplierEvents.file: ${file} cannot be read (${code === "ENOENT" ? "no such file" : code})`];
   }
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    return doc.errors.map((e) => `supplierEvents.file: ${file}: ${e.message.split("\n")[0]}`);
+  try {
+    (config as { supplierEvents: unknown }).supplierEvents = parseText(text, file) ?? {};
+  } catch (error) {
+    if (!(error instanceof CustomerConfigError)) throw error;
+    return error.problems.map((p) => `supplierEvents.file: ${file}: ${p}`);
   }
-  (config as { supplierEvents: unknown }).supplierEvents = doc.toJS() ?? {};
   return [];
 }
 
 /**
- * Parses and validates the YAML text; `source` names the file in messages. `readNamed` reads a file the text
- * names (`supplierEvents.file`), relative to it.
+ * Parses and validates the file's text (YAML, or JSON for a `.json` file); `source` names the file in messages.
+ * `readNamed` reads a file the text names (`supplierEvents.file`), relative to it.
  */
 export function parseCustomerConfig(
   text: string,
   source = "order-desk.config.yml",
   readNamed?: (name: string) => string,
 ): CustomerConfig {
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    throw new CustomerConfigError(
-      source,
-      doc.errors.map((e) => `YAML: ${e.message.split("\n")[0]}`),
-    );
-  }
-  const config = doc.toJS();
-  const included = includeSupplierEvents(config, readNamed);
+  const data = parseText(text, source);
+  const included = includeSupplierEvents(data, readNamed);
   if (included.length > 0) throw new CustomerConfigError(source, included);
   // With the input on each issue, a value of the wrong type ("yes" for a boolean) is told apart from a missing one.
-  const parsed = customerConfigSchema.safeParse(config, { reportInput: true });
+  const parsed = customerConfigSchema.safeParse(data, { reportInput: true });
   if (!parsed.success) throw new CustomerConfigError(source, parsed.error.issues.map(describeIssue));
   return parsed.data;
 }

@@ -4,7 +4,8 @@
  */
 import { redactUrlsIn } from "../redact-url.ts";
 
-export type CheckStatus = "ok" | "warn" | "fail";
+/** `note`: nothing is wrong, but something will happen that the reader should know (a store a start creates). */
+export type CheckStatus = "ok" | "note" | "warn" | "fail";
 
 export interface CheckOutcome {
   status: CheckStatus;
@@ -17,6 +18,7 @@ export interface CheckResult extends CheckOutcome {
 }
 
 export const ok = (detail: string): CheckOutcome => ({ status: "ok", detail });
+export const note = (detail: string): CheckOutcome => ({ status: "note", detail });
 export const warn = (detail: string): CheckOutcome => ({ status: "warn", detail });
 export const fail = (detail: string): CheckOutcome => ({ status: "fail", detail });
 
@@ -86,5 +88,6 @@ export function formatResults(results: readonly CheckResult[]): string {
 
 export function summarize(results: readonly CheckResult[]): string {
   const count = (status: CheckStatus) => results.filter((r) => r.status === status).length;
-  return `${results.length} checks: ${count("ok")} ok, ${count("warn")} warn, ${count("fail")} fail`;
+  const notes = count("note");
+  return `${results.length} checks: ${count("ok")} ok, ${notes > 0 ? `${notes} note, ` : ""}${count("warn")} warn, ${count("fail")} fail`;
 }

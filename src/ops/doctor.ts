@@ -20,6 +20,7 @@ import {
   type CheckResult,
   describeError,
   fail,
+  note,
   ok,
   runCheck,
   scrubSecrets,
@@ -212,16 +213,23 @@ export async function runDoctorChecks(
       database,
     );
 
-    const store = database.status === "fail" ? null : held.store;
+    // A store a start will create or migrate has no jobs or events to look at yet: a note, like its database line.
+    const skipped =
+      database.status === "note"
+        ? note("not checked: the database is not created or migrated yet")
+        : database.status === "fail" || !held.store
+          ? notChecked("no database")
+          : null;
+    const store = skipped ? null : held.store;
     const [failedJobs, orphans] = await Promise.all([
       store
         ? runCheck("failed-jobs", timeoutMs, () => checkFailedJobs(store))
-        : { name: "failed-jobs", ...notChecked("no database") },
+        : { name: "failed-jobs", ...(skipped as CheckOutcome) },
       store
         ? runCheck("orphan-events", timeoutMs, () =>
             checkOrphanEvents(store, { orphanAfterMs: cfg.webhooks.orphanAfterMs, now: now() }),
           )
-        : { name: "orphan-events", ...notChecked("no database") },
+        : { name: "orphan-events", ...(skipped as CheckOutcome) },
     ]);
     results.push(failedJobs, orphans);
   } finally {

@@ -53,6 +53,28 @@ signed webhook events. See docs/sandbox.md.
   --help                   this text
 `;
 
+/** The flags, declared once: the command line checks them before the sandbox is loaded (src/cli/sandbox.ts). */
+export const SANDBOX_OPTIONS = {
+  port: { type: "string" },
+  host: { type: "string" },
+  "api-key": { type: "string", multiple: true },
+  "webhook-url": { type: "string" },
+  "webhook-secret": { type: "string", multiple: true },
+  dialect: { type: "string" },
+  speed: { type: "string" },
+  seed: { type: "string" },
+  "fail-rate": { type: "string" },
+  "latency-ms": { type: "string" },
+  "duplicate-rate": { type: "string" },
+  reorder: { type: "boolean" },
+  "reorder-rate": { type: "string" },
+  "delivery-timeout-ms": { type: "string" },
+  "data-dir": { type: "string" },
+  "max-orders": { type: "string" },
+  "log-level": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 const LOG_LEVELS = new Set(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
 
 type Parsed = { ok: true; options: SandboxOptions; logLevel: string } | { ok: false; problems: string[] };
@@ -64,26 +86,7 @@ function parseFlags(argv: string[]): Parsed | { ok: "help" } {
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: {
-        port: { type: "string" },
-        host: { type: "string" },
-        "api-key": { type: "string", multiple: true },
-        "webhook-url": { type: "string" },
-        "webhook-secret": { type: "string", multiple: true },
-        dialect: { type: "string" },
-        speed: { type: "string" },
-        seed: { type: "string" },
-        "fail-rate": { type: "string" },
-        "latency-ms": { type: "string" },
-        "duplicate-rate": { type: "string" },
-        reorder: { type: "boolean" },
-        "reorder-rate": { type: "string" },
-        "delivery-timeout-ms": { type: "string" },
-        "data-dir": { type: "string" },
-        "max-orders": { type: "string" },
-        "log-level": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
+      options: SANDBOX_OPTIONS,
     }));
   } catch (error) {
     return { ok: false, problems: [(error as Error).message] };

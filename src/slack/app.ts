@@ -29,6 +29,7 @@ import { createMetadataSeal } from "./metadata.ts";
 import { createSlackNotifier } from "./notifier.ts";
 import {
   createSlackWebClient,
+  type HistoryPace,
   slackClientOptions,
   slackSdkLogger,
   type WebClient,
@@ -86,6 +87,8 @@ export interface CreateSlackAppOptions {
   homeDebounceMs?: number;
   /** The per-channel posting pace the notifier keeps; give the post-update worker the same one. */
   pacer?: ChannelPacer;
+  /** The pace of history reads (finding a message after a crash); give the post-update worker the same one. */
+  history?: HistoryPace;
   /** Socket Mode: its metrics, and the reconnect backoff, hello deadline and drain time (defaults suit Slack). */
   socket?: Pick<
     SlackSocketReceiverOptions,
@@ -238,6 +241,7 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
       timeZone: context.timeZone,
       ...(options.metrics ? { metrics: options.metrics } : {}),
       pacer,
+      ...(options.history ? { history: options.history } : {}),
     }),
     { store: options.store, alerts: attentionAlerts },
   );

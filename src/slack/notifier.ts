@@ -17,7 +17,15 @@ import type { AdminAlert, OrderChange, OrderNotifier, SlackCallOptions } from ".
 import { ChannelPacer } from "../orders/updates/pacer.ts";
 import { orderMessage, recipientUserId } from "./blocks/order-message.ts";
 import { shown, truncate } from "./blocks/text.ts";
-import { isCannotPostHere, slackErrorOf, toSlackCallError, type WebClient } from "./outbound/index.ts";
+import {
+  HISTORY_PAGE_LIMIT,
+  HistoryPace,
+  isCannotPostHere,
+  oldestBefore,
+  slackErrorOf,
+  toSlackCallError,
+  type WebClient,
+} from "./outbound/index.ts";
 
 export interface SlackNotifierOptions {
   client: WebClient;
@@ -31,13 +39,12 @@ export interface SlackNotifierOptions {
   metrics?: Pick<Metrics, "slackPosts" | "slackRateLimited">;
   /** The process's per-channel pace, shared with the post-update worker (default: one of its own). */
   pacer?: ChannelPacer;
+  /** The process's pace of history reads (outbound/history.ts), shared with the post-update worker's. */
+  history?: HistoryPace;
 }
 
 /** `metadata.event_type` of an order's message; `event_payload.order_id` names the order. */
 export const ORDER_MESSAGE_EVENT_TYPE = "order_desk_order";
-/** How far before the recorded attempt the channel's history is read for the order's message (clock skew). */
-const FIND_SLACK_MS = 60_000;
-const HISTORY_PAGE = 200;
 
 /** Calls refused with 429 are tried this many times in all, each after its Retry-After. */
 const RATE_LIMITED_ATTEMPTS = 4;
@@ -181,27 +188,35 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
     (m.metadata.event_payload as Record<string, unknown> | undefined)?.order_id === order.id;
   let warnedNoHistoryScope = false;
 
-  /** Reads the thread (shortcut orders) or the channel since the attempt for the order's message. */
+  const history = options.history ?? new HistoryPace();
+  const onRateLimited = (method: string) => metrics?.slackRateLimited.inc({ method });
+
+  /**
+   * Reads the thread (shortcut orders) or the channel since the attempt for the order's message, at the pace of
+   * Slack's limits on reading (outbound/history.ts).
+   */
   async function find(order: Order, channel: string, signal?: AbortSignal): Promise<string | null> {
-    const attemptedAt = order.messageAttemptedAt ?? order.createdAt;
-    const oldest = ((attemptedAt.getTime() - FIND_SLACK_MS) / 1000).toFixed(6);
+    const oldest = oldestBefore(order.messageAttemptedAt ?? order.createdAt);
     let cursor: string | undefined;
     const threadTs = order.slackThreadTs;
     do {
-      const args = { channel, limit: HISTORY_PAGE, include_all_metadata: true, ...(cursor && { cursor }) };
+      const args = {
+        channel,
+        limit: HISTORY_PAGE_LIMIT,
+        include_all_metadata: true,
+        oldest,
+        ...(cursor && { cursor }),
+      };
       const page = threadTs
-        ? await patiently(
-            metrics,
+        ? await history.call(
             "conversations.replies",
             () => client.conversations.replies({ ...args, ts: threadTs }),
-            signal,
+            { signal, onRateLimited },
           )
-        : await patiently(
-            metrics,
-            "conversations.history",
-            () => client.conversations.history({ ...args, oldest }),
+        : await history.call("conversations.history", () => client.conversations.history(args), {
             signal,
-          );
+            onRateLimited,
+          });
       const found = (page.messages ?? []).find(isOurs(order));
       if (found?.ts) return found.ts;
       cursor = page.response_metadata?.next_cursor || undefined;

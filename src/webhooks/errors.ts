@@ -31,6 +31,8 @@ const STATUS: Record<WebhookRejectionReason, number> = {
   secrets_unavailable: 503,
 };
 
+export const WEBHOOK_REJECTION_REASONS = Object.keys(STATUS) as readonly WebhookRejectionReason[];
+
 export class WebhookRejectedError extends Error {
   readonly httpStatus: number;
   override readonly cause: unknown;

@@ -1,6 +1,6 @@
 /** The installed command line, as a user runs it: `order-desk <command>` through bin/order-desk.js. */
 import { spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -82,5 +82,33 @@ describe("order-desk", () => {
   it("sandbox: lists every bad flag and exits 2", async () => {
     const bad = await run(["sandbox", "--port", "x", "--speed", "-1"]);
     expect(bad.code).toBe(2);
+  });
+
+  it("--version prints the version of package.json, and so does a command's --version", async () => {
+    const { version } = JSON.parse(await readFile(new URL("../../package.json", import.meta.url), "utf8"));
+    for (const args of [["--version"], ["doctor", "--version"]]) {
+      const shown = await run(args);
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toBe(`order-desk ${version} (Node.js ${process.version})\n`);
+    }
+  });
+
+  it("every command answers --help with its usage and exit 0, without running (start does not start)", async () => {
+    const commands = ["start", "migrate", "doctor", "place", "sandbox", "jobs", "orders"];
+    // No configuration at all: a command that ran instead of answering would fail.
+    const answers = await Promise.all(commands.map((command) => run([command, "--help"])));
+    answers.forEach((answer, i) => {
+      expect(answer.code, commands[i]).toBe(0);
+      expect(answer.stdout, commands[i]).toMatch(new RegExp(`^Usage: order-desk ${commands[i]}`));
+      expect(answer.stderr, commands[i]).toBe("");
+    });
+  });
+
+  it("start refuses unknown flags with exit 2, naming them, before reading any configuration", async () => {
+    const bad = await run(["start", "--port", "3000", "--verbose"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      "order-desk start: unknown options --port, --verbose\nRun 'order-desk start --help' for its options.\n",
+    );
   });
 });

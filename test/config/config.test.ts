@@ -57,8 +57,17 @@ describe("loadConfig", () => {
 
   it("rejects an unknown variable with one of our prefixes as a likely typo", () => {
     expect(problemsOf({ ...minimal, SUPPLIER_BASEURL: "http://x" })).toEqual([
-      expect.stringMatching(/^SUPPLIER_BASEURL: unknown variable/),
+      "SUPPLIER_BASEURL: unknown variable; did you mean SUPPLIER_BASE_URL?",
     ]);
+    expect(problemsOf({ ...minimal, SLACK_SIGNING_SECERT: "x", ORDER_DESK_FOO: "1" })).toEqual([
+      "SLACK_SIGNING_SECERT: unknown variable; did you mean SLACK_SIGNING_SECRET?",
+      "ORDER_DESK_FOO: unknown variable (a typo?); remove it or use one of the documented names",
+    ]);
+  });
+
+  it("says 1 problem, not 1 problem(s)", () => {
+    const { SUPPLIER_BASE_URL: _, ...withoutUrl } = minimal;
+    expect(() => loadConfig(withoutUrl)).toThrow(/^Order Desk's configuration has 1 problem:\n/);
   });
 
   it("refuses a key in the environment and a secret id together", () => {

@@ -45,6 +45,11 @@ describe("npm run demo", () => {
     );
     expect(run.stdout).toContain("*Placed with the supplier* · correlation id");
     expect(run.stdout).not.toContain("Status: *Picked*");
+    // Mentions read as Slack shows them, and the end points to the next step; nothing on stderr (no SDK warning).
+    expect(run.stdout).toContain("then: Order for HD-1043: Approved by @mark");
+    expect(run.stdout).not.toMatch(/<@U[A-Z0-9]+>/);
+    expect(run.stdout).toMatch(/Next: .*README\.md, "Running it for real"/);
+    expect(run.stderr).toBe("");
   }, 180_000);
 
   it("runs the same story in Socket Mode with --socket, Slack's envelopes over a WebSocket", async () => {

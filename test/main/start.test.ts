@@ -6,6 +6,7 @@
  * the supplier's URL), and stops cleanly on SIGTERM.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SandboxHandle } from "../../src/sandbox/sandbox.ts";
 import { STATUS_LINE_BLOCK_ID } from "../../src/slack/blocks/updates/status-line.ts";
+import { VERSION } from "../../src/version.ts";
 import { EXAMPLE_DELIVERY } from "../../tools/example-form.ts";
 import type { FakeSlack } from "../../tools/fake-slack/index.ts";
 import { freePort, startWorld, type World } from "../../tools/world.ts";
@@ -135,7 +137,11 @@ describe("order-desk start", () => {
     });
     const metrics = await fetch(`${opsUrl}/metrics`);
     expect(metrics.status).toBe(200);
-    expect(await metrics.text()).toContain("order_desk_");
+    const exposition = parsePrometheusText(await metrics.text());
+    expect(
+      sampleValue(exposition, "order_desk_build_info", { version: VERSION, node: process.version }),
+    ).toBe(1);
+    expect(exposition.samples.some((s) => s.name === "process_resident_memory_bytes")).toBe(true);
   });
 
   it("takes an order from /order to the supplier and threads the supplier's updates", async () => {
@@ -180,7 +186,12 @@ describe("order-desk start", () => {
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
     const everything = app.stdout() + app.stderr();
     const running = lines.map((l) => JSON.parse(l)).find((l) => l.msg === "Order Desk is running");
-    expect(running).toMatchObject({ supplier: sandbox.url.replace("http://", "http://***@"), opsUrl });
+    expect(running).toMatchObject({
+      supplier: sandbox.url.replace("http://", "http://***@"),
+      opsUrl,
+      version: VERSION,
+      node: process.version,
+    });
     for (const secret of [...world.secrets(), URL_PASSWORD]) {
       expect(everything).not.toContain(secret);
     }
@@ -243,5 +254,31 @@ describe("order-desk start", () => {
     expect(await bad.exited).toBe(1);
     expect(bad.stderr()).toMatch(/Slack did not accept the bot token \(auth.test: invalid_auth\)/);
     expect(bad.stderr()).not.toContain(apiKey);
+  }, 60_000);
+
+  it("when Slack cannot be reached at all, names the network error in one line, no stack on stdout, no ./data left", async () => {
+    const dataDir = join(dir, "unreachable-slack");
+    const bad = startProcess({
+      ORDER_DESK_CONFIG: join(ROOT, "examples/order-desk.config.yml"),
+      ORDER_DESK_DATA_DIR: dataDir,
+      HTTP_PORT: "0",
+      OPS_HTTP_PORT: "0",
+      SLACK_MODE: "http",
+      SLACK_BOT_TOKEN: world.botToken,
+      SLACK_SIGNING_SECRET: world.signingSecret,
+      // Nothing listens there: the connection is refused.
+      SLACK_API_URL: `http://127.0.0.1:${await freePort()}/api/`,
+      SLACK_TIMEOUT_MS: "2000",
+      SUPPLIER_BASE_URL: sandbox.url,
+      SUPPLIER_API_KEY: apiKey,
+      WEBHOOK_SECRETS: world.webhookSecrets.join(","),
+    });
+    expect(await bad.exited).toBe(1);
+    expect(bad.stderr()).toMatch(
+      /^Order Desk could not start: Could not reach Slack to check the bot token \(auth\.test: .*ECONNREFUSED.*\)\. Check that this host can reach slack\.com/,
+    );
+    expect(bad.stderr()).not.toContain("did not accept the bot token");
+    expect(bad.stdout()).not.toMatch(/"level":60|"stack"/);
+    expect(existsSync(dataDir)).toBe(false);
   }, 60_000);
 });

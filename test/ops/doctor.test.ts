@@ -11,6 +11,7 @@ import type { CheckResult } from "../../src/ops/check.ts";
 import type { DoctorOptions } from "../../src/ops/doctor.ts";
 import { openStore, type Store } from "../../src/store/db.ts";
 import * as events from "../../src/store/repositories/events.ts";
+import { VERSION } from "../../src/version.ts";
 import { type FakeSecretsManager, startFakeSecretsManager } from "../../tools/fake-secrets-manager.ts";
 import { type FakeSlack, startFakeSlack } from "../../tools/fake-slack/index.ts";
 import { defaultBackend, getTestStore, openTestStore, pgliteTemplate } from "../helpers/db.ts";
@@ -202,7 +203,7 @@ describe("order-desk doctor against a healthy set-up", () => {
     expect(supplier.requests.every((r) => r === "GET /api/v1")).toBe(true);
   });
 
-  it("prints one aligned `status  name  detail` line per check and a summary", async () => {
+  it("prints the version, one aligned `status  name  detail` line per check and a summary", async () => {
     let out = "";
     const io = { stdout: { write: (s: string) => (out += s) }, stderr: { write: () => 0 } };
     const code = await runDoctor([], env(), io, {
@@ -212,12 +213,13 @@ describe("order-desk doctor against a healthy set-up", () => {
     });
     printed.push(out);
     expect(code).toBe(0);
-    const lines = out.trimEnd().split("\n");
+    const [version, ...lines] = out.trimEnd().split("\n");
+    expect(version).toBe(`order-desk ${VERSION} (Node.js ${process.version})`);
     expect(lines).toHaveLength(13);
     // Details start in one column: status (4) and the longest name (api-key-environment, 19), two spaces apart.
     const column = 4 + 2 + "api-key-environment".length + 2;
     for (const line of lines.slice(0, 12)) {
-      expect(line.slice(0, column)).toMatch(/^(ok|warn|fail) +[a-z-]+ {2,}$/);
+      expect(line.slice(0, column)).toMatch(/^(ok|note|warn|fail) +[a-z-]+ {2,}$/);
       expect(line[column]).not.toBe(" ");
     }
     expect(lines[0]).toMatch(/^ok {4}config {15}valid \(test; Slack socket mode/);
@@ -355,29 +357,37 @@ describe("order-desk doctor against broken set-ups", () => {
     expect(malformed.out).not.toContain(MALFORMED_WEBHOOK_SECRET.slice(6, 30));
   });
 
-  it("fails the database check on a database without migrations", async () => {
+  it("notes, without failing, a database without migrations: a start (or order-desk migrate) applies them", async () => {
     const empty =
       defaultBackend() === "postgres"
         ? await openTestStore("postgres", { migrate: false })
         : await openStore({ dataDir: "memory://", migrate: false });
     try {
       const { code, results } = await doctor({}, { store: empty });
-      expect(code).toBe(1);
-      expect(results.get("database")?.status).toBe("fail");
-      expect(results.get("database")?.detail).toMatch(/^not migrated: none of the \d+ migrations is applied/);
-      expect(results.get("failed-jobs")?.detail).toBe("not checked: no database");
+      expect(code).toBe(0);
+      expect(results.get("database")?.status).toBe("note");
+      expect(results.get("database")?.detail).toMatch(
+        /^an empty database: Order Desk applies its \d+ migrations on its first start \(or run `order-desk migrate`\)/,
+      );
+      expect(results.get("failed-jobs")).toMatchObject({
+        status: "note",
+        detail: "not checked: the database is not created or migrated yet",
+      });
     } finally {
       await empty.close();
     }
   });
 
-  it("fails when the embedded store does not exist, without creating one", async () => {
+  it("notes, without failing or creating one, that the embedded store does not exist yet", async () => {
     const dataDir = join(workDir, "no-store-here");
     const { code, results } = await doctor({ ORDER_DESK_DATA_DIR: dataDir }, { store: null });
-    expect(code).toBe(1);
+    expect(code).toBe(0);
+    expect(results.get("database")).toMatchObject({ status: "note" });
     expect(results.get("database")?.detail).toMatch(
-      /^no embedded store in .*no-store-here: Order Desk creates it/,
+      /^no embedded store in .*no-store-here yet: Order Desk creates it on its first start/,
     );
+    expect(results.get("orphan-events")?.status).toBe("note");
+    expect(existsSync(dataDir)).toBe(false);
   });
 
   it("fails fast when PostgreSQL is unreachable", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createMetrics } from "../../src/metrics.ts";
+import { VERSION } from "../../src/version.ts";
 import { parsePrometheusText, sampleValue } from "./prometheus.ts";
 
 const OUR_METRICS = {
@@ -28,8 +29,9 @@ describe("the metrics registry", () => {
 
     const exposition = parsePrometheusText(text);
     expect(exposition.samples.length).toBeGreaterThan(50);
-    // The default process metrics come with our prefix, in the same registry.
-    expect(exposition.samples.some((s) => s.name === "order_desk_process_cpu_user_seconds_total")).toBe(true);
+    // The default process metrics keep their stock names (no prefix), so Node.js dashboards find them.
+    expect(exposition.samples.some((s) => s.name === "process_cpu_user_seconds_total")).toBe(true);
+    expect(exposition.samples.some((s) => s.name.startsWith("order_desk_process_"))).toBe(false);
     expect(metrics.registry.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
   });
 
@@ -39,6 +41,25 @@ describe("the metrics registry", () => {
       expect(exposition.types.get(name), name).toBe(type);
       expect(exposition.help.get(name), name).toMatch(/\S/);
     }
+  });
+
+  it("names the Order Desk and Node.js versions in order_desk_build_info, always 1", async () => {
+    const e = parsePrometheusText(await createMetrics({ defaultMetrics: false }).registry.metrics());
+    expect(e.types.get("order_desk_build_info")).toBe("gauge");
+    expect(sampleValue(e, "order_desk_build_info", { version: VERSION, node: process.version })).toBe(1);
+    expect(VERSION).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it("shows each known label set of a counter at 0 before anything happened", async () => {
+    const e = parsePrometheusText(await createMetrics({ defaultMetrics: false }).registry.metrics());
+    for (const source of ["command", "shortcut", "workflow", "cli"]) {
+      expect(sampleValue(e, "order_desk_orders_placed_total", { source }), source).toBe(0);
+    }
+    expect(sampleValue(e, "order_desk_orders_rejected_total", { reason: "VALIDATION_FAILED" })).toBe(0);
+    expect(sampleValue(e, "order_desk_webhook_events_total", { type: "order.shipping_updated" })).toBe(0);
+    expect(sampleValue(e, "order_desk_webhook_rejected_total", { reason: "bad_signature" })).toBe(0);
+    expect(sampleValue(e, "order_desk_slack_posts_total", { method: "chat.update" })).toBe(0);
+    expect(sampleValue(e, "order_desk_slack_rate_limited_total", { method: "chat.postMessage" })).toBe(0);
   });
 
   it("counts what happened, by label", async () => {

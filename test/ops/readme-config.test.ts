@@ -60,3 +60,20 @@ describe("README.md's configuration table", () => {
     expect([...rows].sort((a, b) => a.name.localeCompare(b.name))).toEqual(expected);
   });
 });
+
+describe(".env.example", () => {
+  it("names only variables Order Desk reads, and leaves a real installation's required ones to fill in", () => {
+    const text = readFileSync(new URL("../../.env.example", import.meta.url), "utf8");
+    const names = [...text.matchAll(/^#? ?([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1] as string);
+    expect(names.filter((name) => !(name in VARIABLES))).toEqual([]);
+    const set = [...text.matchAll(/^([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]);
+    for (const name of ["SLACK_BOT_TOKEN", "SUPPLIER_BASE_URL", "SUPPLIER_API_KEY_SECRET_ID", "AWS_REGION"]) {
+      expect(set, name).toContain(name);
+    }
+    // The one example the docs use: docs/secrets.md creates this secret.
+    expect(text).toContain("SUPPLIER_API_KEY_SECRET_ID=order-desk/supplier-api-key\n");
+    expect(readFileSync(new URL("../../docs/secrets.md", import.meta.url), "utf8")).toContain(
+      "create-secret --name order-desk/supplier-api-key",
+    );
+  });
+});

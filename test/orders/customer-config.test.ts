@@ -136,13 +136,33 @@ adminGroups: [U0NOTAGROUP]
   });
 
   it("reports a YAML syntax error and a missing file in words that say what to do", async () => {
-    expect(problems("adminChannel: [unclosed")[0]).toMatch(/^YAML: /);
+    expect(problems("adminChannel: C0ADMIN\nadminChannel: C0OTHER\n")).toEqual([
+      'not valid YAML at line 2: Map keys must be unique: "adminChannel: C0OTHER"',
+    ]);
+    expect(problems("adminChannel: [unclosed")[0]).toMatch(/^not valid YAML at line \d+: .*[^:]$/);
     const dir = mkdtempSync(join(tmpdir(), "order-desk-config-"));
     await expect(loadCustomerConfig(join(dir, "missing.yml"))).rejects.toThrow(
       /copy examples\/order-desk\.config\.yml/,
     );
     const file = join(dir, "bad.yml");
     writeFileSync(file, "adminChannel: C0ADMIN\n");
-    await expect(loadCustomerConfig(file)).rejects.toThrow(/bad\.yml has 2 problem\(s\)/);
+    await expect(loadCustomerConfig(file)).rejects.toThrow(/bad\.yml has 2 problems; fix it/);
+    writeFileSync(file, "adminChannel:\n  - [C0ADMIN\n");
+    await expect(loadCustomerConfig(file)).rejects.toThrow(/bad\.yml has a problem; fix it/);
+  });
+
+  it("reads a .json customer file as JSON, and names JSON (not YAML) and the line in its syntax errors", () => {
+    const json = (text: string) => {
+      try {
+        parseCustomerConfig(text, "order-desk.config.json");
+        return [];
+      } catch (error) {
+        return [...(error as CustomerConfigError).problems];
+      }
+    };
+    expect(json('{\n  "adminChannel": "C0ADMIN",\n  }\n')).toEqual([
+      expect.stringMatching(/^not valid JSON at line 3: .*: "}"$/),
+    ]);
+    expect(json('{ "adminChannel": "C0ADMIN" }')).toContain("catalog: required");
   });
 });

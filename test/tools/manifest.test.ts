@@ -61,6 +61,36 @@ describe("manifest.yml", () => {
     expect(manifest.settings.socket_mode_enabled).toBe(true);
   });
 
+  it("has an HTTP-mode twin, manifest.http.yml, that differs only in Socket Mode and the request URLs", () => {
+    const http = parse(readFileSync(new URL("../../manifest.http.yml", import.meta.url), "utf8")) as Manifest;
+    const url = "https://orders.example.com/slack/events";
+    const { slash_commands: commands, ...features } = http.features as Manifest["features"] & {
+      slash_commands: Array<Record<string, unknown>>;
+    };
+    expect(commands.map(({ url: commandUrl, ...rest }) => [commandUrl, rest])).toEqual(
+      manifest.features.slash_commands.map((command) => [url, command]),
+    );
+    const { slash_commands: _, ...socketFeatures } = manifest.features;
+    expect(features).toEqual(socketFeatures);
+    const settings = http.settings as unknown as Record<string, Record<string, unknown>>;
+    expect(settings.event_subscriptions?.request_url).toBe(url);
+    expect(settings.interactivity).toMatchObject({ request_url: url, message_menu_options_url: url });
+    expect(http.settings.socket_mode_enabled).toBe(false);
+    const strip = (m: Manifest) => {
+      const { features: _f, settings, ...rest } = m;
+      const {
+        event_subscriptions,
+        interactivity,
+        socket_mode_enabled: _s,
+        ...other
+      } = settings as unknown as Record<string, Record<string, unknown>>;
+      const { request_url: _r, ...events } = event_subscriptions ?? {};
+      const { request_url: _i, message_menu_options_url: _m, ...interact } = interactivity ?? {};
+      return { ...rest, settings: { ...other, events, interact } };
+    };
+    expect(strip(http)).toEqual(strip(manifest));
+  });
+
   it("asks for exactly the scopes the fake Slack grants by default, and not chat:write.public", () => {
     expect([...manifest.oauth_config.scopes.bot].sort()).toEqual([...DEFAULT_BOT_SCOPES].sort());
     expect(manifest.oauth_config.scopes.bot).not.toContain("chat:write.public");
@@ -263,22 +293,21 @@ describe("docs/slack-setup.md", () => {
     expect([...documented].sort()).toEqual([...manifest.oauth_config.scopes.bot].sort());
   });
 
-  it("gives an HTTP-mode snippet that sends commands, events, interactions and select options to /slack/events", () => {
+  it("points HTTP mode at manifest.http.yml, which sends commands, events, interactions and select options to /slack/events", () => {
     const section = doc.slice(doc.indexOf("## 5. HTTP mode"), doc.indexOf("## 6."));
-    const yaml = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
-    expect(yaml, "the HTTP-mode section has a yaml snippet").toBeDefined();
-    const snippet = parse((yaml ?? "").replace(/^ {3}/gm, "")) as Pick<Manifest, "features" | "settings">;
-    const url = snippet.settings.event_subscriptions.request_url;
+    expect(section).toContain("manifest.http.yml");
+    const http = parse(readFileSync(new URL("../../manifest.http.yml", import.meta.url), "utf8")) as Manifest;
+    const url = http.settings.event_subscriptions.request_url;
     expect(url).toMatch(/^https:\/\/[^/]+\/slack\/events$/);
-    expect(snippet.settings.interactivity.request_url).toBe(url);
+    expect(http.settings.interactivity.request_url).toBe(url);
     // The item and country pickers are external_select: Slack loads their options from this URL.
-    expect(snippet.settings.interactivity.message_menu_options_url).toBe(url);
-    expect(snippet.features.slash_commands.map((c) => [c.command, c.url])).toEqual(
+    expect(http.settings.interactivity.message_menu_options_url).toBe(url);
+    expect(http.features.slash_commands.map((c) => [c.command, c.url])).toEqual(
       manifest.features.slash_commands.map((c) => [c.command, url]),
     );
-    expect([...snippet.settings.event_subscriptions.bot_events].sort()).toEqual(
+    expect([...http.settings.event_subscriptions.bot_events].sort()).toEqual(
       [...manifest.settings.event_subscriptions.bot_events].sort(),
     );
-    expect(snippet.settings.socket_mode_enabled).toBe(false);
+    expect(http.settings.socket_mode_enabled).toBe(false);
   });
 });

@@ -22,6 +22,7 @@ import { SANDBOX_DIALECTS, type SandboxDialect } from "../../src/sandbox/dialect
 import { CALLBACK } from "../../src/slack/blocks/ids.ts";
 import { STATUS_LINE_BLOCK_ID } from "../../src/slack/blocks/updates/status-line.ts";
 import { type FakeSlack, runWorkflowStep, SlackUser } from "../fake-slack/index.ts";
+import { plainText } from "../fake-slack/transcript.ts";
 import { createSocketModeRequests } from "../socket-mode-requests.ts";
 import { EXAMPLE_CUSTOMER_CONFIG, startWorld, type World } from "../world.ts";
 
@@ -329,7 +330,8 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
         },
         { what: "mark's DM to show the approval", timeoutMs: args.timeoutMs },
       );
-      say(`      then: ${decided.text}`);
+      // As Slack shows it: a mention as the person's name, not its raw <@U…> form.
+      say(`      then: ${plainText(fake.workspace, decided.text)}`);
     });
 
     const execution = await step(
@@ -463,6 +465,11 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
       );
     });
     say(`\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+    say(
+      `\nNext: ${args.socket ? "" : "`npm run demo -- --socket` runs the same over Socket Mode; "}` +
+        'README.md, "Running it for real", connects a real workspace and supplier (start with .env.example); ' +
+        "`node bin/order-desk.js --help` lists the commands.",
+    );
     if (args.keep) say(`Database and JSON log kept in ${dir}`);
     return 0;
   } catch (error) {

@@ -81,3 +81,39 @@ export class ChannelPace {
     return Math.max(1, Math.ceil((1 - b.tokens) / this.perSecond));
   }
 }
+
+/** The methods Slack limits for apps distributed outside its Marketplace. */
+export const LIMITED_HISTORY_METHODS: ReadonlySet<string> = new Set([
+  "conversations.history",
+  "conversations.replies",
+]);
+
+/**
+ * Slack's budget for `conversations.history` and `conversations.replies` of an app distributed outside its
+ * Marketplace (since 2025): one call a minute per method, at most 15 messages a call (a larger `limit` is cut to
+ * 15). Off unless configured; tests inject the clock.
+ */
+export class LimitedHistory {
+  private readonly last = new Map<string, number>();
+
+  constructor(
+    readonly intervalMs = 60_000,
+    readonly maxMessages = 15,
+  ) {}
+
+  /** Seconds until `method` may be called again, or 0 if it may now (and the call is counted). */
+  check(method: string, now: number): number {
+    const last = this.last.get(method);
+    if (last !== undefined && now - last < this.intervalMs) {
+      return Math.max(1, Math.ceil((last + this.intervalMs - now) / 1000));
+    }
+    this.last.set(method, now);
+    return 0;
+  }
+
+  /** The `limit` argument as Slack applies it under the budget. */
+  limit(asked: unknown): string {
+    const n = asked === undefined ? this.maxMessages : Number(asked);
+    return String(Number.isInteger(n) && n > 0 ? Math.min(n, this.maxMessages) : asked);
+  }
+}

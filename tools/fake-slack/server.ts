@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 import { type Logger, pino } from "pino";
 import { formatProblems, inputBlockIds, validateView } from "./blocks.ts";
-import { ChannelPace, type Fault, Faults } from "./faults.ts";
+import { ChannelPace, type Fault, Faults, LIMITED_HISTORY_METHODS, LimitedHistory } from "./faults.ts";
 import { type Clock, slackId } from "./ids.ts";
 import { findInjections, type Injection, type InjectionOptions } from "./injections.ts";
 import { Args, type AuthInfo, SlackApiError } from "./methods/context.ts";
@@ -82,6 +82,12 @@ export interface FakeSlackOptions {
   functionOutputs?: FunctionOutputs;
   /** Enforce Slack's per-channel posting pace on chat.postMessage (off by default). */
   channelPace?: { perSecond: number; burst: number };
+  /**
+   * Enforce Slack's budget for reading conversations of apps distributed outside its Marketplace: one
+   * `conversations.history` / `conversations.replies` call a minute per method (a 429 with Retry-After otherwise),
+   * 15 messages a call (faults.ts `LimitedHistory`; off by default). Uses `clock`.
+   */
+  limitedHistory?: boolean | { intervalMs?: number; maxMessages?: number };
   /** Socket Mode: the app-level token it accepts, Slack's ack deadline and retries, pings (socket/socket-mode.ts). */
   socketMode?: SocketModeOptions;
   host?: string;
@@ -287,6 +293,11 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
   const pace = options.channelPace
     ? new ChannelPace(options.channelPace.perSecond, options.channelPace.burst)
     : undefined;
+  const limitedHistory = options.limitedHistory
+    ? options.limitedHistory === true
+      ? new LimitedHistory()
+      : new LimitedHistory(options.limitedHistory.intervalMs, options.limitedHistory.maxMessages)
+    : undefined;
   const triggerTtlMs = options.triggerTtlMs ?? 3000;
   const events = new EventEmitter();
   events.setMaxListeners(0);
@@ -380,6 +391,16 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
           send(res, 429, record.response, { "retry-after": String(wait) });
           return record;
         }
+      }
+      if (limitedHistory && LIMITED_HISTORY_METHODS.has(method)) {
+        const wait = limitedHistory.check(method, at);
+        if (wait > 0) {
+          record.httpStatus = 429;
+          record.response = { ok: false, error: "ratelimited" };
+          send(res, 429, record.response, { "retry-after": String(wait) });
+          return record;
+        }
+        args = { ...args, limit: limitedHistory.limit(args.limit) };
       }
       try {
         body = { ok: true, ...handler({ args: new Args(args), ws, auth, scopes, now: at, triggerTtlMs }) };

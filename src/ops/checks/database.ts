@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import { describeTarget, openStore, PGLITE_SUBDIR, type Queryable, type Store } from "../../store/db.ts";
 import { StoreLockedError } from "../../store/errors.ts";
 import { loadMigrations, type Migration } from "../../store/migrate.ts";
-import { type CheckOutcome, describeError, fail, ok, warn } from "../check.ts";
+import { type CheckOutcome, describeError, fail, note, ok, warn } from "../check.ts";
 
 export interface OpenForCheck {
   outcome: CheckOutcome | null;
@@ -19,8 +19,8 @@ export interface OpenForCheck {
 
 /**
  * Opens the configured store for reading. Returns an outcome instead of a store when it cannot be opened:
- * `fail` when it is unreachable or absent, `warn` when the embedded store is held by a running Order Desk
- * (that is how a healthy single instance looks; ask its `/readyz` instead).
+ * `fail` when it is unreachable, `note` when the embedded store does not exist yet (a first start creates it),
+ * `warn` when it is held by a running Order Desk (that is how a healthy single instance looks; ask its `/readyz`).
  */
 export async function openStoreForCheck(options: {
   databaseUrl?: string;
@@ -52,9 +52,9 @@ export async function openStoreForCheck(options: {
     }
   } else if (!existsSync(join(resolve(dataDir), PGLITE_SUBDIR))) {
     return {
-      outcome: fail(
-        `no embedded store in ${resolve(dataDir)}: Order Desk creates it on first start. Check ORDER_DESK_DATA_DIR ` +
-          "(in the container: the /data volume).",
+      outcome: note(
+        `no embedded store in ${resolve(dataDir)} yet: Order Desk creates it on its first start (or run ` +
+          "`order-desk migrate`). If one should be there, check ORDER_DESK_DATA_DIR (in the container: the /data volume).",
       ),
       store: null,
     };
@@ -90,9 +90,9 @@ export async function checkMigrations(
     "SELECT to_regclass('schema_migrations') IS NOT NULL AS present",
   );
   if (!present[0]?.present) {
-    return fail(
-      `not migrated: none of the ${migrations.length} migrations is applied. Start Order Desk once (it migrates on ` +
-        "start), and check DATABASE_URL / ORDER_DESK_DATA_DIR point at its database.",
+    return note(
+      `an empty database: Order Desk applies its ${migrations.length} migrations on its first start (or run ` +
+        "`order-desk migrate`). If it should hold Order Desk's data, check DATABASE_URL / ORDER_DESK_DATA_DIR.",
     );
   }
   const { rows } = await q.query<{ name: string; checksum: string }>(
@@ -113,9 +113,9 @@ export async function checkMigrations(
     );
   }
   if (missing.length > 0) {
-    return fail(
-      `${missing.length} of ${migrations.length} migrations not applied (${missing.join(", ")}): start this version ` +
-        "of Order Desk once to apply them",
+    return note(
+      `${missing.length} of ${migrations.length} migrations to apply (${missing.join(", ")}): this version applies ` +
+        "them when it starts (or run `order-desk migrate`)",
     );
   }
   if (unknown.length > 0) {

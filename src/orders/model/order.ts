@@ -7,7 +7,8 @@ import type { OrderApproval } from "./approval.ts";
 import type { OrderFailure } from "./failure.ts";
 import type { OrderStatus } from "./status.ts";
 
-export type OrderSource = "command" | "shortcut" | "workflow" | "cli";
+export const ORDER_SOURCES = ["command", "shortcut", "workflow", "cli"] as const;
+export type OrderSource = (typeof ORDER_SOURCES)[number];
 
 export type JsonObject = Record<string, unknown>;
 

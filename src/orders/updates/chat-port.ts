@@ -28,6 +28,8 @@ export interface FindReplyArgs {
   eventType: string;
   /** Matched against the reply's `metadata.event_payload.event_id`. */
   eventId: string;
+  /** When it was last attempted: only the replies since then (less a minute for the clocks' skew) are read. */
+  attemptedAt?: Date;
 }
 
 export interface SlackChat {
@@ -37,7 +39,8 @@ export interface SlackChat {
   update(args: UpdateMessageArgs): Promise<void>;
   /**
    * The ts of the thread's reply posted by us for this event, or null. Reads the thread (which needs the history
-   * scopes: a `ChatCallFailedError` with reason `missing_scope` without them). Throws `UpdateError`s.
+   * scopes: a `ChatCallFailedError` with reason `missing_scope` without them), at the pace of Slack's limits on
+   * reading (slack/outbound/history.ts): only after an interrupted post, never for a first one. Throws `UpdateError`s.
    */
   findReply(args: FindReplyArgs): Promise<string | null>;
 }

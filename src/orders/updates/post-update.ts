@@ -18,7 +18,8 @@
  * lost answer, or a lost database) between Slack taking the reply and the `markPosted` UPDATE would post it
  * again on the retry, so each post is recorded as attempted first (`post_attempted_at`) and carries its event
  * id in message metadata: an event attempted before is looked up in the thread (`conversations.replies`)
- * and, when found, only marked posted. The read costs one call, and only after a failed or interrupted post.
+ * and, when found, only marked posted. The read (of the replies since the attempt) is usually one call, and only
+ * after a failed or interrupted post.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Logger, pino } from "pino";
@@ -86,7 +87,13 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
   async function earlierReply(channel: string, threadTs: string, event: StoredEvent, logger: Logger) {
     if (event.postAttemptedAt === null) return null;
     try {
-      return await slack.findReply({ channel, threadTs, eventType: REPLY_EVENT_TYPE, eventId: event.id });
+      return await slack.findReply({
+        channel,
+        threadTs,
+        eventType: REPLY_EVENT_TYPE,
+        eventId: event.id,
+        attemptedAt: event.postAttemptedAt,
+      });
     } catch (error) {
       if (!(error instanceof ChatCallFailedError && error.reason === "missing_scope")) throw error;
       if (!warnedNoHistoryScope) {

@@ -19,6 +19,7 @@ import {
 } from "../../orders/updates/errors.ts";
 import { createSlackWebClient, type WebClient } from "./client.ts";
 import { toSlackCallError } from "./errors.ts";
+import { HISTORY_PAGE_LIMIT, HistoryPace, oldestBefore } from "./history.ts";
 import { slackSdkLogger } from "./sdk-logger.ts";
 
 /**
@@ -49,9 +50,6 @@ export const MESSAGE_REFUSED_ERRORS: ReadonlySet<string> = new Set([
   "json_not_object",
 ]);
 
-/** Replies read per `conversations.replies` page; an order's thread holds a few dozen at most. */
-const REPLIES_PAGE = 200;
-
 /** Slack's answer as the port's outcome; `channel` is only used in messages. */
 export function toUpdateError(method: string, channel: string, error: unknown): UpdateError {
   const failed = toSlackCallError(method, error);
@@ -68,8 +66,11 @@ export function toUpdateError(method: string, channel: string, error: unknown): 
   return new ChatCallFailedError(method, reason, failed.message, { cause: error });
 }
 
-/** A `SlackChat` over an existing client (built with the `background` policy, see above). */
-export function slackChatFromClient(client: WebClient): SlackChat {
+/**
+ * A `SlackChat` over an existing client (built with the `background` policy, see above). Threads are read at
+ * `history`'s pace (history.ts), shared with the rest of the process.
+ */
+export function slackChatFromClient(client: WebClient, history: HistoryPace = new HistoryPace()): SlackChat {
   return {
     async postMessage(args) {
       let ts: unknown;
@@ -94,18 +95,20 @@ export function slackChatFromClient(client: WebClient): SlackChat {
         throw toUpdateError("chat.update", args.channel, error);
       }
     },
-    async findReply({ channel, threadTs, eventType, eventId }) {
+    async findReply({ channel, threadTs, eventType, eventId, attemptedAt }) {
       let cursor: string | undefined;
       do {
         let page: ConversationsRepliesResponse;
         try {
-          page = await client.conversations.replies({
+          const args = {
             channel,
             ts: threadTs,
-            limit: REPLIES_PAGE,
+            limit: HISTORY_PAGE_LIMIT,
             include_all_metadata: true,
+            ...(attemptedAt && { oldest: oldestBefore(attemptedAt) }),
             ...(cursor && { cursor }),
-          });
+          };
+          page = await history.call("conversations.replies", () => client.conversations.replies(args));
         } catch (error) {
           throw toUpdateError("conversations.replies", channel, error);
         }
@@ -127,6 +130,8 @@ export function slackChatFromClient(client: WebClient): SlackChat {
 
 export interface SlackChatOptions {
   token: string;
+  /** The process's pace of history reads, shared with the notifier's (default: one of its own). */
+  history?: HistoryPace;
   /** The fake Slack in tests and the demo. */
   apiUrl?: string;
   /** Per call. */
@@ -143,5 +148,5 @@ export function createSlackChat(options: SlackChatOptions): SlackChat {
     apiUrl: options.apiUrl,
     logger: slackSdkLogger(logger),
   });
-  return slackChatFromClient(client);
+  return slackChatFromClient(client, options.history);
 }

@@ -23,6 +23,7 @@ export {
   toSlackCallError,
 } from "./errors.ts";
 export { type UploadFileOptions, uploadFile } from "./file-upload.ts";
+export { HISTORY_PAGE_LIMIT, HistoryPace, type HistoryPaceOptions, oldestBefore } from "./history.ts";
 export { RETRY_POLICIES, type RetryPolicy, type RetryPolicyName, retryAfterMsOf } from "./policies.ts";
 export { silentSdkLogger, slackSdkLogger } from "./sdk-logger.ts";
 export {

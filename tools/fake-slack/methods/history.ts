@@ -1,7 +1,8 @@
 /**
  * `conversations.replies` and `conversations.history` as a bot token sees them: the history scope of the
  * conversation's kind, cursor pagination, newest first for history and oldest first for a thread, and message
- * metadata only with `include_all_metadata` (Slack leaves it out otherwise).
+ * metadata only with `include_all_metadata` (Slack leaves it out otherwise). Slack's budget for apps outside its
+ * Marketplace (one call a minute, 15 messages) is enforced by the server when asked (faults.ts `LimitedHistory`).
  */
 import type { FakeChannel, FakeMessage, FakeWorkspace, Json } from "../state.ts";
 import { channelFor } from "./channels.ts";
@@ -40,11 +41,25 @@ function withMetadata(ws: FakeWorkspace, m: FakeMessage, include: boolean): Json
 
 const tsNumber = (ts: string): number => Number(ts);
 
+/** `oldest`/`latest`/`inclusive` as Slack applies them. */
+function timeRange(args: Args): (m: FakeMessage) => boolean {
+  const oldest = tsNumber(args.optString("oldest") ?? "0");
+  const latest = tsNumber(args.optString("latest") ?? String(Number.MAX_SAFE_INTEGER));
+  const inclusive = args.bool("inclusive");
+  return (m) => {
+    const at = tsNumber(m.ts);
+    return inclusive ? at >= oldest && at <= latest : at > oldest && at < latest;
+  };
+}
+
 export const conversationsReplies: Handler = (ctx) => {
   const channel = readable(ctx);
   const parent = ctx.ws.findMessage(channel.id, ctx.args.string("ts"));
   if (!parent) throw new SlackApiError("thread_not_found");
-  const thread = [parent, ...parent.replies.flatMap((ts) => ctx.ws.findMessage(channel.id, ts) ?? [])];
+  // The parent comes first whatever the range; the replies within `oldest`…`latest` follow, oldest first.
+  const inRange = timeRange(ctx.args);
+  const replies = parent.replies.flatMap((ts) => ctx.ws.findMessage(channel.id, ts) ?? []).filter(inRange);
+  const thread = [parent, ...replies];
   const result = page(ctx.args, thread, limitOf(ctx.args, 1000));
   const include = ctx.args.bool("include_all_metadata");
   return { ...result, messages: result.messages.map((m) => withMetadata(ctx.ws, m, include)) };
@@ -52,13 +67,7 @@ export const conversationsReplies: Handler = (ctx) => {
 
 export const conversationsHistory: Handler = (ctx) => {
   const channel = readable(ctx);
-  const oldest = tsNumber(ctx.args.optString("oldest") ?? "0");
-  const latest = tsNumber(ctx.args.optString("latest") ?? String(Number.MAX_SAFE_INTEGER));
-  const inclusive = ctx.args.bool("inclusive");
-  const inRange = (m: FakeMessage) => {
-    const at = tsNumber(m.ts);
-    return inclusive ? at >= oldest && at <= latest : at > oldest && at < latest;
-  };
+  const inRange = timeRange(ctx.args);
   // Top-level messages and replies broadcast to the channel, newest first.
   const all = (ctx.ws.messages.get(channel.id) ?? [])
     .filter((m) => (m.threadTs === undefined || m.replyBroadcast) && inRange(m))
