@@ -1,7 +1,8 @@
 /**
  * An approver's decision. Everything is checked again on the server at every click: the order id a button or a
  * modal carries is only a lookup key. The clicker must be an approver of that order's profile now (listed, or a
- * member of a listed group), must not be its requester, and the order must still be waiting.
+ * member of a listed group), must not have asked for this round (its requester, or whoever resubmitted it), and the
+ * order must still be waiting.
  *
  * The first decision wins, exactly once: one transaction makes the conditional UPDATE (`WHERE status =
  * 'awaiting_approval'`) and, only if it changed the row, enqueues the placement (approved) and the job that shows
@@ -25,6 +26,7 @@ import { parseWorkflowContext } from "../workflow/context.ts";
 import { deadlineJob } from "../workflow/deadline-job.ts";
 import type { ApprovalMembership, ApprovalMetrics } from "./ports.ts";
 import { approvalJobId, approvalRound } from "./request.ts";
+import { roundRequesters } from "./status.ts";
 
 export interface ApprovalDeps {
   store: Store;
@@ -86,10 +88,11 @@ export async function checkApprover(
   }
   const profile = deps.customer.profile(order.profile);
   const approval = profile?.approval;
-  if (userId === order.requestedBy) {
+  if (roundRequesters(order).includes(userId)) {
+    const did = userId === order.requestedBy ? "You asked for" : "You resubmitted";
     return {
       refused: "own_order",
-      message: `You asked for ${what(order)}, so you cannot decide on it yourself, even as an approver: another approver of "${order.profile}" has to. Nothing was changed.`,
+      message: `${did} ${what(order)}, so you cannot decide on it yourself, even as an approver: another approver of "${order.profile}" has to. Nothing was changed.`,
       order,
     };
   }

@@ -39,7 +39,7 @@ import type { WorkflowFunctions } from "../workflow/ports.ts";
 import { type ApprovalDeps, recordDecision } from "./decide.ts";
 import type { ApprovalNotifier } from "./ports.ts";
 import { type ApprovalQueue, isCurrentRound } from "./request.ts";
-import { isApprovalFinal } from "./status.ts";
+import { isApprovalFinal, roundRequesters } from "./status.ts";
 
 export interface ApprovalJobsDeps extends Omit<ApprovalDeps, "logger"> {
   /** The order's message (the same notifier the placement uses). */
@@ -119,15 +119,16 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
       users: approval.approvers,
       groups: approval.approverGroups,
     });
-    // The requester cannot decide their own order, so they are not asked.
-    const approvers = everyone.users.filter((u) => u !== order.requestedBy);
+    // Whoever asked for this round (requester, resubmitter) cannot decide it, so they are not asked.
+    const askedBy = roundRequesters(order);
+    const approvers = everyone.users.filter((u) => !askedBy.includes(u));
     if (approvers.length === 0) {
       log.error({ failedGroups: everyone.failedGroups }, "nobody can approve this order");
       await deps.notifier
         .alertAdmins({
           key: `no-approver:${order.id}`,
           title: `Nobody can approve order ${order.externalDocumentNumber}`,
-          text: `Order ${order.externalDocumentNumber} of the profile "${order.profile}" waits for approval, but its approvers are only its requester, or their groups could not be read. Add approvers to the profile's approval block in order-desk.config.yml; the order expires otherwise.`,
+          text: `Order ${order.externalDocumentNumber} of the profile "${order.profile}" waits for approval, but its approvers are only whoever asked for it (its requester or resubmitter), or their groups could not be read. Add approvers to the profile's approval block in order-desk.config.yml; the order expires otherwise.`,
         })
         .catch((error) => log.warn({ err: error }, "admin alert failed"));
       if (everyone.failedGroups.length > 0) throw new Error("approver groups could not be read; retrying");
