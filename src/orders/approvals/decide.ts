@@ -20,6 +20,7 @@ import { QUEUES } from "../../jobs/queues.ts";
 import type { Queryable, Store } from "../../store/db.ts";
 import { type ApprovalOutcome, decideApprovalRow } from "../../store/repositories/approvals.ts";
 import { getOrder, setWorkflow } from "../../store/repositories/orders.ts";
+import { inert } from "../inert.ts";
 import type { Order } from "../model/order.ts";
 import { placeOrderJobId } from "../submit.ts";
 import { parseWorkflowContext } from "../workflow/context.ts";
@@ -54,7 +55,7 @@ export type Refusal = {
 export type DecisionResult = { decided: "approved" | "rejected"; order: Order } | Refusal;
 
 const what = (order: Order) =>
-  `order ${order.externalDocumentNumber}${order.customerReference ? ` for ${order.customerReference}` : ""}`;
+  `order ${inert(order.externalDocumentNumber)}${order.customerReference ? ` for ${inert(order.customerReference)}` : ""}`;
 
 /** Why an order is not waiting any more, for someone who clicks a button it no longer needs. */
 export function noLongerWaiting(order: Order): string {
@@ -92,7 +93,7 @@ export async function checkApprover(
     const did = userId === order.requestedBy ? "You asked for" : "You resubmitted";
     return {
       refused: "own_order",
-      message: `${did} ${what(order)}, so you cannot decide on it yourself, even as an approver: another approver of "${order.profile}" has to. Nothing was changed.`,
+      message: `${did} ${what(order)}, so you cannot decide on it yourself, even as an approver: another approver of "${inert(order.profile)}" has to. Nothing was changed.`,
       order,
     };
   }
@@ -110,7 +111,7 @@ export async function checkApprover(
     }
     return {
       refused: "not_approver",
-      message: `You are not an approver of the profile "${order.profile}", so nothing was changed. Its approvers are listed under approval: approvers and approverGroups in order-desk.config.yml.`,
+      message: `You are not an approver of the profile "${inert(order.profile)}", so nothing was changed. Its approvers are listed under approval: approvers and approverGroups in order-desk.config.yml.`,
       order,
     };
   }

@@ -70,7 +70,7 @@ export function orderStatusMessage(
     });
   }
   const summary = entries.map(
-    (e) => `${e.order.externalDocumentNumber} ${e.order.status.replace(/_/g, " ")}`,
+    (e) => `${esc(e.order.externalDocumentNumber)} ${e.order.status.replace(/_/g, " ")}`,
   );
-  return { text: truncate(`${reference}: ${count} (${summary.join(", ")})`, 3000), blocks };
+  return { text: truncate(`${esc(reference)}: ${count} (${summary.join(", ")})`, 3000), blocks };
 }
