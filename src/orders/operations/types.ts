@@ -5,13 +5,21 @@
 import { z } from "zod";
 import type { AlertPart } from "../ports.ts";
 
-export type AttentionKind = "failed_order" | "unposted_updates" | "orphan_events";
+export type AttentionKind = "failed_order" | "unposted_updates" | "orphan_events" | "orphan_summary";
 
 /** What an alert is about: an order (by id), or the supplier's correlation id of orphan events. */
 export type AttentionSubject =
   | { kind: "failed_order"; orderId: string }
   | { kind: "unposted_updates"; orderId: string }
-  | { kind: "orphan_events"; correlationId: string };
+  | { kind: "orphan_events"; correlationId: string }
+  /**
+   * Several correlation ids' orphans found by one sweep (a storm): one alert for all of them. One summary is open at
+   * a time; a later sweep's orphans join it (its alert is rewritten with the new count).
+   */
+  | { kind: "orphan_summary"; correlationIds: readonly string[] };
+
+/** The subject of the one open orphan summary. */
+export const ORPHAN_SUMMARY_SUBJECT = "orphan-events";
 
 export type Resolution = "retried" | "handled" | "reposted" | "attached" | "ignored" | "obsolete";
 
@@ -27,6 +35,8 @@ export const ACTIONS_OF: Readonly<Record<AttentionKind, readonly OperatorAction[
   failed_order: ["retry_order", "mark_handled"],
   unposted_updates: ["retry_posting"],
   orphan_events: ["attach_orphans", "ignore_orphans"],
+  // "Ignore all": the summary and every orphan item it stands for.
+  orphan_summary: ["ignore_orphans"],
 };
 
 export const RESOLUTION_OF: Readonly<Record<OperatorAction, Resolution>> = {
@@ -68,13 +78,19 @@ export interface AttentionItem {
   resolvedAt: Date | null;
   /** E.g. `{ orderId, externalDocumentNumber, events }` for attached orphans; `{ reason }` for obsolete. */
   resolutionDetail: Record<string, unknown> | null;
+  /** The orphan summary this item is part of: it has no alert of its own (null for every other item). */
+  summarizedIn: string | null;
 }
 
 export function subjectKey(subject: AttentionSubject): { kind: AttentionKind; subject: string } {
-  return {
-    kind: subject.kind,
-    subject: subject.kind === "orphan_events" ? subject.correlationId : subject.orderId,
-  };
+  switch (subject.kind) {
+    case "orphan_events":
+      return { kind: subject.kind, subject: subject.correlationId };
+    case "orphan_summary":
+      return { kind: subject.kind, subject: ORPHAN_SUMMARY_SUBJECT };
+    default:
+      return { kind: subject.kind, subject: subject.orderId };
+  }
 }
 
 /** What an action came to; `item` is the item as it is now (resolved unless refused or invalid). */
@@ -89,7 +105,11 @@ export type ActionOutcome =
   /** The admin's input does not fit (attach: no order with that number); shown on the field. */
   | { kind: "invalid"; reason: string };
 
-/** A Needs-attention listing: open items still in trouble, newest first, and how many of each kind. */
+/**
+ * A Needs-attention listing: open items still in trouble (failed orders first, then newest first; the orphans a
+ * summary stands for are not listed one by one), and how many of each kind (every orphan group counted; summaries
+ * are not a kind of trouble of their own, their count is 0).
+ */
 export interface AttentionList {
   items: AttentionItem[];
   counts: Record<AttentionKind, number>;

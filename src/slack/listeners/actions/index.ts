@@ -10,6 +10,7 @@ import { attentionIgnoreOrphans } from "./attention-ignore-orphans.ts";
 import { attentionMarkHandled } from "./attention-mark-handled.ts";
 import { attentionRetryOrder } from "./attention-retry-order.ts";
 import { attentionRetryPosting } from "./attention-retry-posting.ts";
+import { attentionSeeAll } from "./attention-see-all.ts";
 import { fixAndResubmit } from "./fix-and-resubmit.ts";
 import { homePlaceOrder } from "./home-place-order.ts";
 import { rejectOrder } from "./reject-order.ts";
@@ -36,6 +37,7 @@ export function register(app: App, ctx: SlackContext): void {
     [ACTION.retryPosting, attentionRetryPosting(ctx) as ActionHandler],
     [ACTION.attachOrphans, attentionAttachOrphans(ctx) as ActionHandler],
     [ACTION.ignoreOrphans, attentionIgnoreOrphans(ctx) as ActionHandler],
+    [ACTION.attentionSeeAll, attentionSeeAll(ctx) as ActionHandler],
   ]);
   app.action<BlockAction>(
     { action_id: anyOf(handlers.keys()) },
