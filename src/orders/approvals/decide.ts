@@ -2,7 +2,7 @@
  * An approver's decision. Everything is checked again on the server at every click: the order id a button or a
  * modal carries is only a lookup key. The clicker must be an approver of that order's profile now (listed, or a
  * member of a listed group), must not have asked for this round (its requester, or whoever resubmitted it), and the
- * order must still be waiting.
+ * order must still be waiting, and its request not past `expireAt` by the app's clock.
  *
  * The first decision wins, exactly once: one transaction makes the conditional UPDATE (`WHERE status =
  * 'awaiting_approval'`) and, only if it changed the row, enqueues the placement (approved) and the job that shows
@@ -77,7 +77,7 @@ function capital(text: string): string {
  * decision; reads the order and the customer file afresh each time.
  */
 export async function checkApprover(
-  deps: Pick<ApprovalDeps, "store" | "customer" | "membership">,
+  deps: Pick<ApprovalDeps, "store" | "customer" | "membership" | "now">,
   orderId: string,
   userId: string,
 ): Promise<{ order: Order; profile: Profile } | Refusal> {
@@ -86,6 +86,15 @@ export async function checkApprover(
     return { refused: "not_found", message: "This order no longer exists, so there is nothing to decide." };
   if (order.status !== "awaiting_approval") {
     return { refused: "no_longer_waiting", message: noLongerWaiting(order), order };
+  }
+  // Past its expiry, the request is over even before the expiry job has run (it may be late, or queued behind others).
+  const expireAt = order.approval ? Date.parse(order.approval.expireAt) : Number.NaN;
+  if ((deps.now ?? (() => new Date()))().getTime() >= expireAt) {
+    return {
+      refused: "no_longer_waiting",
+      message: `The approval request for ${what(order)} expired without a decision; the order will not be placed. Nothing was changed.`,
+      order,
+    };
   }
   const profile = deps.customer.profile(order.profile);
   const approval = profile?.approval;
