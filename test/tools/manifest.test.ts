@@ -78,6 +78,7 @@ describe("manifest.yml", () => {
     expect(Object.keys(inputs)).toEqual([
       "ticket_id",
       "recipient",
+      "requested_by",
       "first_name",
       "last_name",
       "email",
@@ -96,6 +97,7 @@ describe("manifest.yml", () => {
       "channel",
     ]);
     expect(inputs.recipient?.type).toBe("slack#/types/user_id");
+    expect(inputs.requested_by?.type).toBe("slack#/types/user_id");
     expect(inputs.channel?.type).toBe("slack#/types/channel_id");
     for (const [name, p] of Object.entries({ ...inputs, ...fn.output_parameters.properties })) {
       expect(p.title, `${name} needs a title`).toBeTruthy();
