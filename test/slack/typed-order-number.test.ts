@@ -5,6 +5,7 @@
  * "already approved…" answer and `/order status`. Over the real wire (signed requests, the fake Slack, a scripted
  * supplier).
  */
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIELD_BLOCK } from "../../src/slack/blocks/ids.ts";
 import { TEST_KEY } from "../supplier/support/fixtures.ts";
@@ -123,5 +124,42 @@ describe("a typed order number", () => {
       allowLinkHosts: [workspace],
     });
     expect(injections).toEqual([]);
+  });
+
+  it("refuses fuzzed numbers with markup or links inline, and stores only safe ones", async () => {
+    const safe = /^[A-Za-z0-9._/-]{1,35}$/;
+    const typed = fc.oneof(
+      fc.constantFrom(
+        "<!channel>",
+        "<@U0OUTSIDER>",
+        "*PO*",
+        "_PO_",
+        "~PO~",
+        "`PO`",
+        "PO&amp;1",
+        "PO-\u202e1",
+      ),
+      fc.string({ unit: fc.constantFrom(..."AZaz09-_./<>|*~`&!@#: "), minLength: 1, maxLength: 40 }),
+    );
+    const view = await openForm("EDN-2");
+    await fc.assert(
+      fc.asyncProperty(typed, async (number) => {
+        fc.pre(!safe.test(number.trim()));
+        const res = await h.agent.submit(view.id, {
+          ...VALID_FORM,
+          ticket: "EDN-2",
+          profile: "Acme EU",
+          [FIELD_BLOCK.externalDocumentNumber]: number,
+        });
+        expect(res.outcome.outcome, number).toBe("errors");
+        const errors = (res.response.body as { errors?: Record<string, string> }).errors ?? {};
+        expect(errors[FIELD_BLOCK.externalDocumentNumber], number).toContain("Use only letters A–Z");
+      }),
+      { numRuns: 100, seed: 35 },
+    );
+    const { rows } = await h.store.query<{ n: string }>(
+      "SELECT external_document_number AS n FROM orders WHERE customer_reference = 'EDN-2'",
+    );
+    expect(rows).toEqual([]);
   });
 });
