@@ -23,6 +23,7 @@ import { ADMIN, BOSS, type Harness, MANAGER, startHarness } from "./support/harn
 describe("approvers whose DM Slack refuses", () => {
   let supplier: StubSupplier;
   let h: Harness;
+  let aheadMs = 0;
 
   beforeAll(async () => {
     supplier = await startStubSupplier([success()]);
@@ -30,6 +31,7 @@ describe("approvers whose DM Slack refuses", () => {
       supplierUrl: supplier.baseUrl,
       apiKey: TEST_KEY,
       config: approvalConfig([{ deliveryAt: "Home" }]),
+      now: () => new Date(Date.now() + aheadMs),
     });
   });
 
@@ -81,7 +83,10 @@ describe("approvers whose DM Slack refuses", () => {
     expect(approvalDmFor(h, MANAGER, "DMF-2")).toBeUndefined();
     expect(approvalDmFor(h, BOSS, "DMF-2")).toBeDefined();
 
+    // The reminder falls due (24 hours later by the app's clock).
+    aheadMs = 25 * 3_600_000;
     await runWhenDue(h, QUEUES.approvalReminder, approvalJobId(QUEUES.approvalReminder, order.id));
+    aheadMs = 0;
     const dm = approvalDmFor(h, MANAGER, "DMF-2");
     expect(texts(dm?.versions.at(-1)?.blocks)).toContain("approve_order");
     expect(approvalDmsFor(h, MANAGER, "DMF-2")).toHaveLength(1);

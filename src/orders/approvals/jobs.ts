@@ -223,8 +223,12 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     // Due before the request's DMs went out (a reminder due at once, or DMs still failing): once they are.
     if (before.length === 0)
       throw new RetryLaterError(MESSAGE_WAIT_MS, "the approvers' DMs are not sent yet");
-    // Approvers whose DM failed until the request job gave up are asked now: the DM is their reminder.
-    const missing = await askApprovers(deps, order, await roundApprovers(order), log, job.signal);
+    // Approvers whose DM failed until the request job gave up are asked now: the DM is their reminder. Only once
+    // the reminder is due by the app's clock: a reminder run early may overlap the request job still sending.
+    const due = now().getTime() >= Date.parse(order.approval!.remindAt);
+    const missing = due
+      ? await askApprovers(deps, order, await roundApprovers(order), log, job.signal)
+      : { asked: [], failed: [], failure: null };
     for (const approver of missing.asked) await markApproverReminded(deps.store, order.id, approver);
     if (missing.asked.length > 0) deps.onApproversChanged?.(missing.asked);
     const dms = await listApprovalMessages(deps.store, order.id);
