@@ -100,7 +100,9 @@ function includeSupplierEvents(config: unknown, readNamed: ((name: string) => st
   const { file, ...rest } = block as { file: unknown };
   if (typeof file !== "string" || file.trim() === "") return ["supplierEvents.file: must name a file"];
   if (Object.keys(rest).length > 0) {
-    return [`supplierEvents: with file, keep every other key (${Object.keys(rest).join(", ")}) in ${file} instead`];
+    return [
+      `supplierEvents: with file, keep every other key (${Object.keys(rest).join(", ")}) in ${file} instead`,
+    ];
   }
   if (!readNamed) return [`supplierEvents.file: ${file} cannot be read from here (no file system)`];
   let text: string;

@@ -8,7 +8,7 @@ import { MAX_EDN_LENGTH, type Profile } from "../config/customer-schema.ts";
 import { checkOrderRequest } from "../supplier/rules.ts";
 import type { CreateOrderRequest } from "../supplier/schema.ts";
 import { normalizeDraft, type OrderDraft } from "./draft.ts";
-import { renderEdn } from "./edn.ts";
+import { renderEdn, TYPED_EDN, TYPED_EDN_CHARACTERS } from "./edn.ts";
 import { addFieldError, type FieldErrors, fieldErrorsFromDetails, mergeFieldErrors } from "./fields.ts";
 import { draftToRequest } from "./request.ts";
 
@@ -66,11 +66,11 @@ function ownChecks(draft: OrderDraft, customer: Customer, profile: Profile | und
         "externalDocumentNumber",
         "Order numbers are generated for this customer; leave this field empty.",
       );
-    } else if (edn.length > MAX_EDN_LENGTH || /\s/.test(edn)) {
+    } else if (edn.length > MAX_EDN_LENGTH || !TYPED_EDN.test(edn)) {
       addFieldError(
         errors,
         "externalDocumentNumber",
-        `Use at most ${MAX_EDN_LENGTH} characters without spaces, or leave it empty to get one generated.`,
+        `Use only ${TYPED_EDN_CHARACTERS} (no spaces), at most ${MAX_EDN_LENGTH} characters, or leave it empty to get one generated.`,
       );
     }
   }

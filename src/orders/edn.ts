@@ -25,6 +25,14 @@ export interface EdnContext {
   now: Date;
 }
 
+/**
+ * What a typed order number (`externalDocumentNumber.allowManual`) may hold: it is sent to the supplier and shown in
+ * every message about the order, so only characters no markup or link syntax uses.
+ */
+export const TYPED_EDN = /^[A-Za-z0-9._/-]+$/;
+/** `TYPED_EDN` in words, for the modal's hint and its inline error. */
+export const TYPED_EDN_CHARACTERS = "letters A–Z, digits and - _ . /";
+
 /** Keeps what document numbers usually allow: `#123` → `123`, spaces and punctuation dropped. */
 export function ticketToken(ticket: string): string {
   return ticket.replace(/[^A-Za-z0-9._/-]/g, "");

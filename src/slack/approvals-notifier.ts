@@ -7,9 +7,13 @@
 import type { Customer } from "../config/catalog.ts";
 import type { Metrics } from "../metrics.ts";
 import type { ApprovalDm, ApprovalNotifier } from "../orders/approvals/ports.ts";
+import { ApproverUnreachableError } from "../orders/errors.ts";
 import type { Order } from "../orders/model/order.ts";
 import { approvalDm, decisionAnnouncement, reminderText } from "./blocks/approval.ts";
-import type { WebClient } from "./outbound/index.ts";
+import { slackErrorOf, type WebClient } from "./outbound/index.ts";
+
+/** Slack's answers that mean this person will never get a DM from the app: final, not retried. */
+const UNREACHABLE = new Set(["account_inactive", "user_not_found", "user_disabled", "cannot_dm_bot"]);
 
 export interface SlackApprovalNotifierOptions {
   /** A client that never re-sends by itself (the `background` policy): the jobs retry. */
@@ -25,12 +29,14 @@ export function createSlackApprovalNotifier(options: SlackApprovalNotifierOption
   return {
     async ask(order, approver) {
       const message = approvalDm(order, customer);
-      const res = await client.chat.postMessage({
-        channel: approver,
-        text: message.text,
-        blocks: message.blocks,
-        unfurl_links: false,
-      });
+      const res = await client.chat
+        .postMessage({ channel: approver, text: message.text, blocks: message.blocks, unfurl_links: false })
+        .catch((error: unknown) => {
+          const code = slackErrorOf(error);
+          throw code !== null && UNREACHABLE.has(code)
+            ? new ApproverUnreachableError(approver, code, { cause: error })
+            : error;
+        });
       counted("chat.postMessage");
       if (!res.channel || !res.ts) throw new Error("chat.postMessage answered without channel or ts");
       return { channelId: res.channel, messageTs: res.ts };

@@ -13,6 +13,7 @@ import type { StepInputNames, WorkflowDraftResult } from "../orders/workflow/por
 export interface WorkflowInputs {
   ticket_id?: unknown;
   recipient?: unknown;
+  requested_by?: unknown;
   first_name?: unknown;
   last_name?: unknown;
   email?: unknown;
@@ -35,6 +36,8 @@ export interface WorkflowInputs {
 /** Input name → its title in the manifest (what the workflow author sees). */
 export const WORKFLOW_INPUT_TITLES: Record<string, string> = {
   ticket_id: "Ticket",
+  recipient: "Recipient (Slack user)",
+  requested_by: "Requested by",
   first_name: "Recipient first name",
   last_name: "Recipient last name",
   email: "Recipient e-mail",
@@ -87,6 +90,8 @@ export function describeWorkflowErrors(errors: FieldErrors): string[] {
     return messages.map((m) => `${WORKFLOW_INPUT_TITLES[input] ?? input} (${input}): ${where}${m}`);
   });
 }
+
+const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
 
 const str = (value: unknown): string =>
   typeof value === "string" ? value.trim() : typeof value === "number" ? String(value) : "";
@@ -145,6 +150,13 @@ export function draftFromWorkflowInputs(inputs: WorkflowInputs, customer: Custom
   if (channelId === "")
     problems.push(`${WORKFLOW_INPUT_TITLES.channel} (channel): choose the channel for the order.`);
 
+  const requestedBy = str(inputs.requested_by);
+  if (requestedBy !== "" && !SLACK_USER_ID.test(requestedBy)) {
+    problems.push(
+      `${WORKFLOW_INPUT_TITLES.requested_by} (requested_by): choose a person (for example "Person who used this workflow").`,
+    );
+  }
+
   let profile = str(inputs.profile);
   if (profile === "" && channelId !== "") {
     const candidates = customer.profilesForChannel(channelId);
@@ -195,7 +207,13 @@ export function draftFromWorkflowInputs(inputs: WorkflowInputs, customer: Custom
   if (problems.length > 0) return { ok: false, problems, draft };
 
   const recipient = str(inputs.recipient);
-  return { ok: true, channelId, recipientUserId: recipient === "" ? null : recipient, draft };
+  return {
+    ok: true,
+    channelId,
+    recipientUserId: recipient === "" ? null : recipient,
+    requestedBy: requestedBy === "" ? null : requestedBy,
+    draft,
+  };
 }
 
 /** The step's names for the domain (orders/workflow/ports.ts). */

@@ -11,6 +11,10 @@
  *   orders with events left unposted (and without a recorded posting error) for `stalledAfterMs`: the backstop
  *   for an event stored while a waiting job was relied on to post it (ingest.ts) and that job started too early.
  *
+ * A sweep that finds the orphans of several correlation ids (a storm) sends one summary alert for all of them, with
+ * "Ignore all" (src/orders/operations/report.ts keeps one summary open and rewrites it as the storm goes on); one
+ * correlation id gets its own alert with "Attach to order…".
+ *
  * An orphan is marked reported only once the admin alert went out: a failed alert (Slack down, admin channel
  * archived) is tried again by the next sweep. On PostgreSQL the reporting runs under a session advisory lock,
  * so two replicas never alert about the same orphans; a crash between the alert and the mark can repeat it
@@ -187,6 +191,28 @@ function describeOrphans(correlationId: string, events: StoredEvent[], orphanAft
   };
 }
 
+/**
+ * Several correlation ids at once (a storm: another deployment's events, a replay, someone with the webhook secret):
+ * one alert for all of them. The attention code counts them and names the first few (src/orders/operations/report.ts).
+ */
+function describeStorm(groups: Map<string, StoredEvent[]>, orphanAfterMs: number): AdminAlert {
+  const minutes = Math.max(1, Math.round(orphanAfterMs / 60_000));
+  const events = [...groups.values()].reduce((n, g) => n + g.length, 0);
+  return {
+    key: `orphan-storm:${[...groups.keys()][0] ?? ""}:${groups.size}`,
+    subject: { kind: "orphan_summary", correlationIds: [...groups.keys()] },
+    title: "Supplier updates for unknown orders",
+    text:
+      `The latest sweep found ${events} more update${events === 1 ? "" : "s"}, older than ${minutes} min, that match no order here. ` +
+      "They are kept and are posted if their order shows up. Usual causes: another deployment's webhook URL, " +
+      "orders placed outside Order Desk, or someone sending events with the webhook secret (rotate it if none of " +
+      "the others fits; see docs/webhooks.md, Orphans). Ignore all closes them; App Home's Needs attention lists them.",
+  };
+}
+
+/** One group gets its own alert (Attach to order…, Ignore); more in one sweep get one summary alert. */
+const STORM_FROM = 2;
+
 export function createOrphanSweeper(options: OrphanSweepOptions): OrphanSweeper {
   const logger = (options.logger ?? pino({ level: "silent" })).child({ component: "orphan-sweep" });
   const now = options.now ?? Date.now;
@@ -203,6 +229,24 @@ export function createOrphanSweeper(options: OrphanSweepOptions): OrphanSweeper 
       groups.set(event.correlationId, [...(groups.get(event.correlationId) ?? []), event]);
     }
     let reported = 0;
+    if (groups.size >= STORM_FROM) {
+      const alert = describeStorm(groups, options.orphanAfterMs);
+      const firstIds = [...groups.keys()].slice(0, 5);
+      try {
+        await options.alertAdmins?.(alert);
+      } catch (error) {
+        logger.error(
+          { err: error, correlationIds: groups.size, firstIds },
+          "could not report orphan events to the admins; the next sweep tries again",
+        );
+        return 0;
+      }
+      logger.warn({ correlationIds: groups.size, firstIds }, alertPlainText(alert));
+      for (const events of groups.values()) {
+        for (const event of events) if (await markOrphanReported(options.store, event.id)) reported++;
+      }
+      return reported;
+    }
     for (const [correlationId, events] of groups) {
       const alert = describeOrphans(correlationId, events, options.orphanAfterMs);
       const eventIds = events.map((e) => e.id);

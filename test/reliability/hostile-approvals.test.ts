@@ -3,14 +3,15 @@
  * clicks with forged order ids (random, huge, `__proto__`, SQL), other profiles' orders, the requester's own
  * orders, non-approvers, and replays; and reject-modal submissions with forged `private_metadata`. Nothing may be
  * decided or placed by any of them, nothing may crash or answer 5xx; the real approver's replayed and concurrent
- * clicks then place the order exactly once.
+ * clicks then place the order exactly once. An approver who resubmitted a colleague's rejected order (Fix and
+ * resubmit) is not asked and cannot approve it however often they click.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Order } from "../../src/orders/model/order.ts";
 import { ACTION, BLOCK, CALLBACK } from "../../src/slack/blocks/ids.ts";
-import { getOrderByIdempotencyKey } from "../../src/store/repositories/orders.ts";
+import { getOrder, getOrderByIdempotencyKey } from "../../src/store/repositories/orders.ts";
 import { SlackUser } from "../../tools/fake-slack/index.ts";
 import type { SlackRequests } from "../../tools/slack-requests.ts";
 import { type InProcessDesk, startInProcessDesk, watchForCrashes } from "./harness/in-process.ts";
@@ -198,5 +199,73 @@ describe("approvals under hostile clicks", () => {
     const after = await statuses();
     expect(after.a2).toBe("awaiting_approval");
     expect(after.b1).toBe("awaiting_approval");
+  });
+
+  it("never lets an approver who resubmitted an order approve it, however they click", async () => {
+    const alice = new SlackUser({ fake: world.fake, requests, userId: AGENT, timeoutMs: 5_000 });
+    const ada = new SlackUser({ fake: world.fake, requests, userId: APPROVALS.approver, timeoutMs: 5_000 });
+    const { triggerId } = await alice.runCommand({
+      channel: APPROVALS.channel,
+      command: "/order",
+      text: "APR-9",
+    });
+    const view = await alice.openedModal(triggerId);
+    expect((await alice.submit(view.id, orderForm("APR-9"))).outcome.outcome).toBe("closed");
+    const order = await until("APR-9 waiting", 5_000, async () => {
+      const o = await getOrderByIdempotencyKey(app.desk.store, `view:${view.id}`);
+      return o?.status === "awaiting_approval" && o.slackMessageTs ? o : undefined;
+    });
+    const reject = await click(APPROVALS.approver, ACTION.rejectOrder, order.id);
+    expect(reject.status).toBe(200);
+    const modal = await until("the reason's modal", 5_000, async () =>
+      world.fake
+        .views({ userId: APPROVALS.approver })
+        .find(
+          (v) =>
+            v.definition.callback_id === CALLBACK.rejectReason && v.definition.private_metadata === order.id,
+        ),
+    );
+    expect((await ada.submit(modal.id, { [BLOCK.rejectReason]: "Not this one" })).outcome.outcome).toBe(
+      "closed",
+    );
+    await until("APR-9 rejected and offering Fix and resubmit", 10_000, async () => {
+      const m = world.fake.message(APPROVALS.channel, order.slackMessageTs ?? "");
+      return JSON.stringify(m?.versions.at(-1)?.blocks ?? []).includes("fix_and_resubmit") ? m : undefined;
+    });
+    const fix = await ada.clickInMessage({
+      channel: APPROVALS.channel,
+      ts: order.slackMessageTs!,
+      actionId: "fix_and_resubmit",
+    });
+    const form = await ada.openedModal(fix.triggerId);
+    const {
+      line_0_item: _item,
+      line_0_quantity: _qty,
+      country: _country,
+      delivery_at: _at,
+      ...personal
+    } = orderForm("APR-9");
+    expect((await ada.submit(form.id, personal)).outcome.outcome).toBe("closed");
+    await until("APR-9 waiting again", 10_000, async () => {
+      const o = await getOrder(app.desk.store, order.id);
+      return o?.status === "awaiting_approval" && o.resubmittedBy === APPROVALS.approver ? o : undefined;
+    });
+    const dmsBefore = world.fake.dm(APPROVALS.approver).length;
+    const clicks = [
+      ...Array.from({ length: 10 }, () => click(APPROVALS.approver, ACTION.approveOrder, order.id)),
+      ...Array.from({ length: 5 }, () => click(AGENT, ACTION.approveOrder, order.id)),
+      click(APPROVALS.approver, ACTION.rejectOrder, order.id),
+    ];
+    for (const res of await Promise.all(clicks)) expect(res.status).toBe(200);
+    await sleep(1_000);
+    expect((await getOrder(app.desk.store, order.id))?.status).toBe("awaiting_approval");
+    expect((await world.sandbox.orders()).filter((o) => o.customerReference === "APR-9")).toEqual([]);
+    // Not asked for the new round: nobody but the requester and Ada approve this profile, so nobody is.
+    expect(
+      world.fake
+        .dm(APPROVALS.approver)
+        .slice(dmsBefore)
+        .filter((m) => JSON.stringify(m.versions[0]?.blocks ?? []).includes("approve_order")),
+    ).toEqual([]);
   });
 });

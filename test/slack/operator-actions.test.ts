@@ -427,7 +427,7 @@ describe.each(TRANSPORTS)("operator actions over %s", (transport) => {
   });
 
   describe("App Home for admins", () => {
-    it("lists what needs attention, newest first with counts, to admins only, with the same actions", async () => {
+    it("lists what needs attention, failed orders first then newest, with counts, to admins only, with the same actions", async () => {
       sandbox.setFaults({ outage: true });
       await placeOrder("OPS-4");
       const failed = await h.waitForOrder(
@@ -456,8 +456,8 @@ describe.each(TRANSPORTS)("operator actions over %s", (transport) => {
       expect(open.counts.orphan_events).toBeGreaterThanOrEqual(1);
       expect(shown).toContain(`Needs attention (${total})`);
       expect(shown).toContain(`${open.counts.failed_order} failed order`);
-      // Newest first: the orphans were reported after the failure, and "My orders" comes below.
-      expect(shown.indexOf(unknown)).toBeLessThan(shown.indexOf(failed.externalDocumentNumber));
+      // Failed orders first (a storm of orphans never pushes one out of sight), then the rest; "My orders" below.
+      expect(shown.indexOf(failed.externalDocumentNumber)).toBeLessThan(shown.indexOf(unknown));
       expect(shown.indexOf(unknown)).toBeLessThan(shown.indexOf("My orders"));
 
       const admin = h.user(ADMIN_USER);

@@ -117,6 +117,19 @@ beforeAll(async () => {
       ],
     );
   }
+  // Orphans of another correlation id, from before the order was taken, attached to it by an admin: they are not
+  // when the supplier took this order.
+  const attached = "c0ffee00-0000-4000-8000-0000000000aa";
+  await store.query("INSERT INTO order_aliases (correlation_id, order_id, created_by) VALUES ($1, $2, $3)", [
+    attached,
+    delivered,
+    IT_LEAD,
+  ]);
+  await store.query(
+    `INSERT INTO supplier_events (id, correlation_id, order_id, type, occurred_at, payload)
+     VALUES ($1, $2, $3, 'order.status_changed', '2026-09-28T10:00:00Z', $4)`,
+    [randomUUID(), attached, delivered, JSON.stringify({ data: { status: "received" } })],
+  );
   // A recipient whose name a spreadsheet would run as a formula, with a comma and quotes in it.
   await seedOrder(store, {
     number: "HD-2-1",
@@ -209,7 +222,7 @@ describe("/order export", () => {
     expect(rows.map((r) => r[0])).toEqual(["HD-1-1", "HD-2-1"]);
     expect(rows[0]).toEqual([
       "HD-1-1",
-      "c0ffee00-0000-4000-8000-000000000001",
+      "c0ffee00-0000-4000-8000-000000000001 c0ffee00-0000-4000-8000-0000000000aa",
       "HD-1",
       "Acme EU",
       AGENT,
@@ -217,6 +230,7 @@ describe("/order export", () => {
       "LAP-14-PRO x1; MON-27-4K x2",
       "delivered",
       "2026-10-01T00:00:00.000Z",
+      // The order's own first event, not the earlier orphan's.
       "2026-10-01T00:05:00.000Z",
       "2026-10-03T09:00:00.000Z",
       "DHL 00340434; UPS 1Z999",

@@ -108,6 +108,7 @@ describe("manifest.yml", () => {
     expect(Object.keys(inputs)).toEqual([
       "ticket_id",
       "recipient",
+      "requested_by",
       "first_name",
       "last_name",
       "email",
@@ -126,6 +127,7 @@ describe("manifest.yml", () => {
       "channel",
     ]);
     expect(inputs.recipient?.type).toBe("slack#/types/user_id");
+    expect(inputs.requested_by?.type).toBe("slack#/types/user_id");
     expect(inputs.channel?.type).toBe("slack#/types/channel_id");
     for (const [name, p] of Object.entries({ ...inputs, ...fn.output_parameters.properties })) {
       expect(p.title, `${name} needs a title`).toBeTruthy();
@@ -169,6 +171,7 @@ const METHOD_SCOPES: Record<string, readonly string[]> = {
   "functions.completeSuccess": [],
   "functions.completeError": [],
   "conversations.info": ["channels:read", "groups:read", "im:read", "mpim:read"],
+  "conversations.members": ["channels:read", "groups:read", "im:read", "mpim:read"],
   "conversations.history": ["channels:history", "groups:history", "im:history", "mpim:history"],
   "conversations.replies": ["channels:history", "groups:history", "im:history", "mpim:history"],
   "conversations.join": ["channels:join"],
@@ -190,8 +193,8 @@ const SCOPE_USES: Record<string, { methods?: readonly string[]; listeners?: read
   commands: { listeners: [/\bapp\.command\(/, /\bapp\.shortcut\(/] },
   "chat:write": { methods: ["chat.postMessage", "chat.update", "chat.postEphemeral"] },
   "usergroups:read": { methods: ["usergroups.users.list"] },
-  "channels:read": { methods: ["conversations.info"] },
-  "groups:read": { methods: ["conversations.info"] },
+  "channels:read": { methods: ["conversations.info", "conversations.members"] },
+  "groups:read": { methods: ["conversations.info", "conversations.members"] },
   "im:read": { methods: ["conversations.info"] },
   "channels:history": { methods: ["conversations.history", "conversations.replies"] },
   "groups:history": { methods: ["conversations.history", "conversations.replies"] },

@@ -1,7 +1,8 @@
 /**
  * An approver's decision. Everything is checked again on the server at every click: the order id a button or a
  * modal carries is only a lookup key. The clicker must be an approver of that order's profile now (listed, or a
- * member of a listed group), must not be its requester, and the order must still be waiting.
+ * member of a listed group), must not have asked for this round (its requester, or whoever resubmitted it), and the
+ * order must still be waiting, and its request not past `expireAt` by the app's clock.
  *
  * The first decision wins, exactly once: one transaction makes the conditional UPDATE (`WHERE status =
  * 'awaiting_approval'`) and, only if it changed the row, enqueues the placement (approved) and the job that shows
@@ -20,12 +21,14 @@ import type { Queryable, Store } from "../../store/db.ts";
 import { type ApprovalOutcome, decideApprovalRow } from "../../store/repositories/approvals.ts";
 import { getOrder, setWorkflow } from "../../store/repositories/orders.ts";
 import type { ClickDeadline } from "../click-deadline.ts";
+import { inert } from "../inert.ts";
 import type { Order } from "../model/order.ts";
 import { placeOrderJobId } from "../submit.ts";
 import { parseWorkflowContext } from "../workflow/context.ts";
 import { deadlineJob } from "../workflow/deadline-job.ts";
 import type { ApprovalMembership, ApprovalMetrics } from "./ports.ts";
 import { approvalJobId, approvalRound } from "./request.ts";
+import { roundRequesters } from "./status.ts";
 
 export interface ApprovalDeps {
   store: Store;
@@ -53,7 +56,7 @@ export type Refusal = {
 export type DecisionResult = { decided: "approved" | "rejected"; order: Order } | Refusal;
 
 const what = (order: Order) =>
-  `order ${order.externalDocumentNumber}${order.customerReference ? ` for ${order.customerReference}` : ""}`;
+  `order ${inert(order.externalDocumentNumber)}${order.customerReference ? ` for ${inert(order.customerReference)}` : ""}`;
 
 /** Why an order is not waiting any more, for someone who clicks a button it no longer needs. */
 export function noLongerWaiting(order: Order): string {
@@ -75,7 +78,7 @@ function capital(text: string): string {
  * decision; reads the order and the customer file afresh each time.
  */
 export async function checkApprover(
-  deps: Pick<ApprovalDeps, "store" | "customer" | "membership">,
+  deps: Pick<ApprovalDeps, "store" | "customer" | "membership" | "now">,
   orderId: string,
   userId: string,
 ): Promise<{ order: Order; profile: Profile } | Refusal> {
@@ -85,12 +88,22 @@ export async function checkApprover(
   if (order.status !== "awaiting_approval") {
     return { refused: "no_longer_waiting", message: noLongerWaiting(order), order };
   }
+  // Past its expiry, the request is over even before the expiry job has run (it may be late, or queued behind others).
+  const expireAt = order.approval ? Date.parse(order.approval.expireAt) : Number.NaN;
+  if ((deps.now ?? (() => new Date()))().getTime() >= expireAt) {
+    return {
+      refused: "no_longer_waiting",
+      message: `The approval request for ${what(order)} expired without a decision; the order will not be placed. Nothing was changed.`,
+      order,
+    };
+  }
   const profile = deps.customer.profile(order.profile);
   const approval = profile?.approval;
-  if (userId === order.requestedBy) {
+  if (roundRequesters(order).includes(userId)) {
+    const did = userId === order.requestedBy ? "You asked for" : "You resubmitted";
     return {
       refused: "own_order",
-      message: `You asked for ${what(order)}, so you cannot decide on it yourself, even as an approver: another approver of "${order.profile}" has to. Nothing was changed.`,
+      message: `${did} ${what(order)}, so you cannot decide on it yourself, even as an approver: another approver of "${inert(order.profile)}" has to. Nothing was changed.`,
       order,
     };
   }
@@ -108,7 +121,7 @@ export async function checkApprover(
     }
     return {
       refused: "not_approver",
-      message: `You are not an approver of the profile "${order.profile}", so nothing was changed. Its approvers are listed under approval: approvers and approverGroups in order-desk.config.yml.`,
+      message: `You are not an approver of the profile "${inert(order.profile)}", so nothing was changed. Its approvers are listed under approval: approvers and approverGroups in order-desk.config.yml.`,
       order,
     };
   }

@@ -1,8 +1,9 @@
-/** What waits for one approver: the orders of the profiles they approve (now), not their own, oldest first. */
+/** What waits for one approver: the orders of the profiles they approve (now), not those they asked for (requested or resubmitted), oldest first. */
 import type { Store } from "../../store/db.ts";
 import { listAwaitingApproval } from "../../store/repositories/approvals.ts";
 import type { Order } from "../model/order.ts";
 import type { ApprovalDeps } from "./decide.ts";
+import { roundRequesters } from "./status.ts";
 
 export async function awaitingApprovalBy(
   store: Store,
@@ -22,5 +23,5 @@ export async function awaitingApprovalBy(
   }
   // One more than shown per own order left out, so the list is full whenever there are enough.
   const orders = await listAwaitingApproval(store, profiles, limit * 2);
-  return orders.filter((o) => o.requestedBy !== userId).slice(0, limit);
+  return orders.filter((o) => !roundRequesters(o).includes(userId)).slice(0, limit);
 }

@@ -26,7 +26,6 @@ import {
   markApprovalCounted,
   markApproverReminded,
   markDecisionShown,
-  recordApprovalMessage,
   releaseReminder,
 } from "../../store/repositories/approvals.ts";
 import { getOrder } from "../../store/repositories/orders.ts";
@@ -36,10 +35,11 @@ import { showOrder } from "../show-order.ts";
 import { answerFailed } from "../workflow/answer.ts";
 import { parseWorkflowContext } from "../workflow/context.ts";
 import type { WorkflowFunctions } from "../workflow/ports.ts";
+import { askApprovers } from "./ask.ts";
 import { type ApprovalDeps, recordDecision } from "./decide.ts";
 import type { ApprovalNotifier } from "./ports.ts";
 import { type ApprovalQueue, isCurrentRound } from "./request.ts";
-import { isApprovalFinal } from "./status.ts";
+import { isApprovalFinal, roundRequesters } from "./status.ts";
 
 export interface ApprovalJobsDeps extends Omit<ApprovalDeps, "logger"> {
   /** The order's message (the same notifier the placement uses). */
@@ -105,6 +105,17 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     return { order, log };
   }
 
+  /** Who may decide the order's round now: its approvers (groups expanded), not whoever asked for it. */
+  async function roundApprovers(order: Order): Promise<string[]> {
+    const approval = order.approval!;
+    const everyone = await deps.membership.expand({
+      users: approval.approvers,
+      groups: approval.approverGroups,
+    });
+    const askedBy = roundRequesters(order);
+    return everyone.users.filter((u) => !askedBy.includes(u));
+  }
+
   const request: JobHandler<ApprovalJobData> = async (job) => {
     const loaded = await load(job);
     if (!loaded) return;
@@ -119,36 +130,23 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
       users: approval.approvers,
       groups: approval.approverGroups,
     });
-    // The requester cannot decide their own order, so they are not asked.
-    const approvers = everyone.users.filter((u) => u !== order.requestedBy);
+    // Whoever asked for this round (requester, resubmitter) cannot decide it, so they are not asked.
+    const askedBy = roundRequesters(order);
+    const approvers = everyone.users.filter((u) => !askedBy.includes(u));
     if (approvers.length === 0) {
       log.error({ failedGroups: everyone.failedGroups }, "nobody can approve this order");
       await deps.notifier
         .alertAdmins({
           key: `no-approver:${order.id}`,
           title: `Nobody can approve order ${order.externalDocumentNumber}`,
-          text: `Order ${order.externalDocumentNumber} of the profile "${order.profile}" waits for approval, but its approvers are only its requester, or their groups could not be read. Add approvers to the profile's approval block in order-desk.config.yml; the order expires otherwise.`,
+          text: `Order ${order.externalDocumentNumber} of the profile "${order.profile}" waits for approval, but its approvers are only whoever asked for it (its requester or resubmitter), or their groups could not be read. Add approvers to the profile's approval block in order-desk.config.yml; the order expires otherwise.`,
         })
         .catch((error) => log.warn({ err: error }, "admin alert failed"));
       if (everyone.failedGroups.length > 0) throw new Error("approver groups could not be read; retrying");
       return;
     }
     // Each DM Slack took is recorded at once, so a retry asks only the approvers whose DM failed.
-    const asked = new Set((await listApprovalMessages(deps.store, order.id)).map((m) => m.approver));
-    const failed: string[] = [];
-    let failure: unknown = null;
-    for (const approver of approvers) {
-      if (asked.has(approver)) continue;
-      try {
-        const dm = await deps.approvals.ask(order, approver, { signal: job.signal });
-        await recordApprovalMessage(deps.store, { orderId: order.id, approver, ...dm });
-      } catch (error) {
-        if (job.signal.aborted) throw error;
-        log.warn({ err: error, approver }, "could not DM an approver");
-        failed.push(approver);
-        failure ??= error;
-      }
-    }
+    const { failed, failure } = await askApprovers(deps, order, approvers, log, job.signal);
     deps.onOrderChanged?.(order);
     deps.onApproversChanged?.(approvers);
     // Decided while the DMs went out: the decision job may have missed the last ones, and nobody is asked any more.
@@ -158,7 +156,10 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
       return;
     }
     if (failure !== null) {
-      log.warn({ approvers: failed }, "approvers not DMed yet; the job is retried for them");
+      log.warn(
+        { approvers: failed },
+        "approvers not DMed yet; the job is retried for them (and the reminder asks them when it falls due)",
+      );
       throw failure;
     }
   };
@@ -218,9 +219,19 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     const loaded = await load(job);
     if (loaded?.order.status !== "awaiting_approval") return;
     const { order, log } = loaded;
-    const dms = await listApprovalMessages(deps.store, order.id);
+    const before = await listApprovalMessages(deps.store, order.id);
     // Due before the request's DMs went out (a reminder due at once, or DMs still failing): once they are.
-    if (dms.length === 0) throw new RetryLaterError(MESSAGE_WAIT_MS, "the approvers' DMs are not sent yet");
+    if (before.length === 0)
+      throw new RetryLaterError(MESSAGE_WAIT_MS, "the approvers' DMs are not sent yet");
+    // Approvers whose DM failed until the request job gave up are asked now: the DM is their reminder. Only once
+    // the reminder is due by the app's clock: a reminder run early may overlap the request job still sending.
+    const due = now().getTime() >= Date.parse(order.approval!.remindAt);
+    const missing = due
+      ? await askApprovers(deps, order, await roundApprovers(order), log, job.signal)
+      : { asked: [], failed: [], failure: null };
+    for (const approver of missing.asked) await markApproverReminded(deps.store, order.id, approver);
+    if (missing.asked.length > 0) deps.onApproversChanged?.(missing.asked);
+    const dms = await listApprovalMessages(deps.store, order.id);
     // Claim, send, record. The claim keeps two runs at once from reminding anyone twice; `reminded_at` is set only
     // once Slack took the reminder, so a run repeated later skips it and a failed send (the claim given back) is
     // sent again by the job's retry. A run that dies between the claim and the record leaves a claim without
@@ -247,6 +258,7 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
       await markApproverReminded(deps.store, order.id, dm.approver);
     }
     // One approver's failure did not stop the others: the retry reminds only those not recorded.
+    failure ??= missing.failure;
     if (failure !== null) throw failure;
     // Claimed by another run: checked again until that run recorded it, or its claim expired and can be taken over.
     if (heldByAnotherRun && (await listApprovalMessages(deps.store, order.id)).some((m) => !m.remindedAt)) {

@@ -10,7 +10,11 @@ import { jobId } from "../../jobs/ids.ts";
 import type { Jobs } from "../../jobs/jobs.ts";
 import { QUEUES } from "../../jobs/queues.ts";
 import type { Queryable, Store } from "../../store/db.ts";
-import { getAttentionForUpdate, resolveAttention } from "../../store/repositories/attention.ts";
+import {
+  getAttentionForUpdate,
+  ignoreSummarized,
+  resolveAttention,
+} from "../../store/repositories/attention.ts";
 import { attachOrphans } from "../../store/repositories/events.ts";
 import { clearPostErrors, requeueFailedOrder } from "../../store/repositories/operator-actions.ts";
 import { findOrderIdByCorrelationId, insertOrderAlias } from "../../store/repositories/order-aliases.ts";
@@ -97,8 +101,13 @@ async function apply(
       return attach(deps, tx, item, request);
     case "reprocess_events":
       return reprocess(deps, tx, item, request);
-    case "mark_handled":
     case "ignore_orphans":
+      // "Ignore all" on a storm's summary closes every orphan item it stands for with it.
+      if (item.kind === "orphan_summary") {
+        return { kind: "done", detail: { groups: await ignoreSummarized(tx, item.id, request.by) } };
+      }
+      return { kind: "done" };
+    case "mark_handled":
       return { kind: "done" };
   }
 }

@@ -1,7 +1,7 @@
 /** App Home's "Needs attention": shown to admins only, newest first, with a count per kind. */
 import type { CustomerConfig } from "../../config/customer-schema.ts";
 import type { Queryable, Store } from "../../store/db.ts";
-import { getAttention, listOpenAttention } from "../../store/repositories/attention.ts";
+import { getAttention, listAllOpenAttention, listOpenAttention } from "../../store/repositories/attention.ts";
 import { checkAdmin } from "../admins.ts";
 import type { Membership } from "../authorization.ts";
 import type { AttentionItem, AttentionList } from "./types.ts";
@@ -23,6 +23,17 @@ export async function needsAttentionFor(
   const admin = await checkAdmin(deps.membership, deps.config, userId);
   if (!admin.allowed) return null;
   return listOpenAttention(deps.store, NEEDS_ATTENTION_LIMIT);
+}
+
+/** Every open item for an admin ("See all"), at most `limit`; null for anyone else. */
+export async function allAttentionFor(
+  deps: NeedsAttentionDeps,
+  userId: string,
+  limit: number,
+): Promise<AttentionList | null> {
+  const admin = await checkAdmin(deps.membership, deps.config, userId);
+  if (!admin.allowed) return null;
+  return listAllOpenAttention(deps.store, limit);
 }
 
 /** The orphan-events item an admin is about to attach to an order, or why there is none to attach. */

@@ -4,9 +4,19 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Store } from "../../store/db.ts";
-import { claimUnsentAlerts, openAttention, setAttentionAlert } from "../../store/repositories/attention.ts";
-import type { AdminAlert, OrderNotifier } from "../ports.ts";
+import {
+  claimUnsentAlerts,
+  openAttention,
+  openSummarizedAttention,
+  setAttentionAlert,
+  setAttentionAlertText,
+  summarizedOrphans,
+} from "../../store/repositories/attention.ts";
+import type { AdminAlert, AlertPart, OrderNotifier } from "../ports.ts";
 import { type AttentionItem, subjectKey } from "./types.ts";
+
+/** Correlation ids a summary names; the rest are counted. */
+const SUMMARY_NAMES = 5;
 
 /** The Slack side (src/slack/attention-alerts.ts): posts an item's alert, and shows it again once resolved. */
 export interface AttentionAlerts {
@@ -30,6 +40,9 @@ export async function raiseAttention(
   deps: AttentionReporterDeps,
   alert: AdminAlert & { subject: NonNullable<AdminAlert["subject"]> },
 ): Promise<AttentionItem> {
+  if (alert.subject.kind === "orphan_summary") {
+    return raiseOrphanSummary(deps, { ...alert, correlationIds: alert.subject.correlationIds });
+  }
   const { item } = await openAttention(deps.store, {
     id: (deps.newId ?? randomUUID)(),
     ...subjectKey(alert.subject),
@@ -38,6 +51,53 @@ export async function raiseAttention(
   if (item.alertTs !== null) return item;
   const where = await deps.alerts.post(item);
   return (await setAttentionAlert(deps.store, item.id, where)) ?? item;
+}
+
+/**
+ * An orphan storm, one alert: the open summary (or a new one) takes the correlation ids as orphan items of its own
+ * (no alert each), and its alert says how many there are and names the first few, with "Ignore all". A summary
+ * posted before is rewritten in place with the new count, so a storm that lasts several sweeps stays one message.
+ * `alert.text` is the why and what next, after the count.
+ */
+async function raiseOrphanSummary(
+  deps: AttentionReporterDeps,
+  alert: Pick<AdminAlert, "title" | "text"> & { correlationIds: readonly string[] },
+): Promise<AttentionItem> {
+  const newId = deps.newId ?? randomUUID;
+  const summaryOf = async (summaryId: string) => {
+    const { count, firstIds } = await summarizedOrphans(deps.store, summaryId, SUMMARY_NAMES);
+    const more = count > firstIds.length ? ` and ${count - firstIds.length} more` : "";
+    const head = `${count} correlation id${count === 1 ? "" : "s"} with supplier updates for no known order (${firstIds.join(", ")}${more}). `;
+    const tail: readonly AlertPart[] = typeof alert.text === "string" ? [alert.text] : alert.text;
+    return { title: alert.title, text: [head, ...tail] };
+  };
+  const { item, created } = await deps.store.transaction(async (tx) => {
+    const opened = await openAttention(tx, {
+      id: newId(),
+      ...subjectKey({ kind: "orphan_summary", correlationIds: alert.correlationIds }),
+      alert: { title: alert.title, text: alert.text },
+    });
+    for (const correlationId of alert.correlationIds) {
+      await openSummarizedAttention(tx, {
+        id: newId(),
+        subject: correlationId,
+        alert: {
+          title: "Supplier updates for an unknown order",
+          text: `Supplier updates for correlation id ${correlationId} match no order here (part of a storm of orphan events).`,
+        },
+        summarizedIn: opened.item.id,
+      });
+    }
+    return opened;
+  });
+  const shown = (await setAttentionAlertText(deps.store, item.id, await summaryOf(item.id))) ?? item;
+  if (shown.alertTs === null) {
+    const where = await deps.alerts.post(shown);
+    return (await setAttentionAlert(deps.store, shown.id, where)) ?? shown;
+  }
+  // Posted by an earlier sweep: the same message now says how many there are.
+  if (!created) await deps.alerts.showOutcome(shown);
+  return shown;
 }
 
 /**

@@ -5,15 +5,28 @@
 import { z } from "zod";
 import type { AlertPart } from "../ports.ts";
 
-export type AttentionKind = "failed_order" | "unposted_updates" | "orphan_events" | "unreadable_events";
+export type AttentionKind =
+  | "failed_order"
+  | "unposted_updates"
+  | "orphan_events"
+  | "orphan_summary"
+  | "unreadable_events";
 
 /** What an alert is about: an order (by id), or the supplier's correlation id of orphan events. */
 export type AttentionSubject =
   | { kind: "failed_order"; orderId: string }
   | { kind: "unposted_updates"; orderId: string }
   | { kind: "orphan_events"; correlationId: string }
+  /**
+   * Several correlation ids' orphans found by one sweep (a storm): one alert for all of them. One summary is open at
+   * a time; a later sweep's orphans join it (its alert is rewritten with the new count).
+   */
+  | { kind: "orphan_summary"; correlationIds: readonly string[] }
   /** Deliveries the mapping cannot read, by the shape of their body (webhooks/unreadable.ts). */
   | { kind: "unreadable_events"; shapeKey: string };
+
+/** The subject of the one open orphan summary. */
+export const ORPHAN_SUMMARY_SUBJECT = "orphan-events";
 
 export type Resolution =
   | "retried"
@@ -37,6 +50,8 @@ export const ACTIONS_OF: Readonly<Record<AttentionKind, readonly OperatorAction[
   failed_order: ["retry_order", "mark_handled"],
   unposted_updates: ["retry_posting"],
   orphan_events: ["attach_orphans", "ignore_orphans"],
+  // "Ignore all": the summary and every orphan item it stands for.
+  orphan_summary: ["ignore_orphans"],
   unreadable_events: ["reprocess_events"],
 };
 
@@ -80,18 +95,21 @@ export interface AttentionItem {
   resolvedAt: Date | null;
   /** E.g. `{ orderId, externalDocumentNumber, events }` for attached orphans; `{ reason }` for obsolete. */
   resolutionDetail: Record<string, unknown> | null;
+  /** The orphan summary this item is part of: it has no alert of its own (null for every other item). */
+  summarizedIn: string | null;
 }
 
 export function subjectKey(subject: AttentionSubject): { kind: AttentionKind; subject: string } {
-  return {
-    kind: subject.kind,
-    subject:
-      subject.kind === "orphan_events"
-        ? subject.correlationId
-        : subject.kind === "unreadable_events"
-          ? subject.shapeKey
-          : subject.orderId,
-  };
+  switch (subject.kind) {
+    case "orphan_events":
+      return { kind: subject.kind, subject: subject.correlationId };
+    case "orphan_summary":
+      return { kind: subject.kind, subject: ORPHAN_SUMMARY_SUBJECT };
+    case "unreadable_events":
+      return { kind: subject.kind, subject: subject.shapeKey };
+    default:
+      return { kind: subject.kind, subject: subject.orderId };
+  }
 }
 
 /** What an action came to; `item` is the item as it is now (resolved unless refused or invalid). */
@@ -106,7 +124,11 @@ export type ActionOutcome =
   /** The admin's input does not fit (attach: no order with that number); shown on the field. */
   | { kind: "invalid"; reason: string };
 
-/** A Needs-attention listing: open items still in trouble, newest first, and how many of each kind. */
+/**
+ * A Needs-attention listing: open items still in trouble (failed orders first, then newest first; the orphans a
+ * summary stands for are not listed one by one), and how many of each kind (every orphan group counted; summaries
+ * are not a kind of trouble of their own, their count is 0).
+ */
 export interface AttentionList {
   items: AttentionItem[];
   counts: Record<AttentionKind, number>;

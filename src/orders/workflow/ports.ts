@@ -4,7 +4,14 @@ import type { FieldErrors } from "../fields.ts";
 
 /** The step's inputs read into a draft at the boundary (slack/workflow-inputs.ts). */
 export type WorkflowDraftResult =
-  | { ok: true; draft: OrderDraft; channelId: string; recipientUserId: string | null }
+  | {
+      ok: true;
+      draft: OrderDraft;
+      channelId: string;
+      recipientUserId: string | null;
+      /** The `requested_by` input: the person asking, held to the profile's allowed users and approval rules. */
+      requestedBy?: string | null;
+    }
   /** `draft`: the inputs that could be read, so the caller can also report every other bad input at once. */
   | { ok: false; problems: string[]; draft: OrderDraft };
 

@@ -4,11 +4,12 @@
  * step's context (execution id, deadline) is stored with the order, and a deadline job is enqueued in the same
  * transaction, so a workflow is answered at its deadline even if the process restarts meanwhile.
  *
- * Who may order: a workflow has no person typing, and Slack's `function_executed` event names neither the person
- * who ran the workflow nor its author, so the profile's allowed users and groups cannot apply. A workflow may
- * therefore order only with a profile that opted in (`allowWorkflows: true` in the customer file), and only in
- * that profile's channels (the same channel rule as `/order`); who may add the step to a workflow is Slack's
- * function access setting (docs/workflows.md).
+ * Who may order: a workflow may order only with a profile that opted in (`allowWorkflows: true` in the customer
+ * file), and only in that profile's channels (the same channel rule as `/order`); who may add the step to a workflow
+ * is Slack's function access setting (docs/workflows.md). Slack's `function_executed` event does not name the person
+ * who ran the workflow, so the step takes them from its optional `requested_by` input: when given, that person is
+ * the order's requester, must also be allowed by the profile's allowed users and groups, and cannot approve the
+ * order. Without it the requester is the app's bot, and approvals cannot tell who asked.
  */
 import { type Logger, pino } from "pino";
 import type { Customer } from "../../config/catalog.ts";
@@ -34,6 +35,8 @@ export interface WorkflowStartDeps {
   deadlineMs: number;
   /** How problems name the step's inputs (slack/workflow-inputs.ts). */
   inputNames: StepInputNames;
+  /** The people rule (`allowedUsers`, `allowedUserGroups`) for a `requested_by` person; without it, not checked. */
+  authorizer?: Authorizer;
   now?: () => Date;
   newOrderId?: () => string;
   logger?: Logger;
@@ -47,7 +50,7 @@ export interface FunctionExecution {
   /** The step's inputs, read at the boundary (slack/workflow-inputs.ts). */
   inputs: WorkflowDraftResult;
   teamId?: string | undefined;
-  /** Recorded as the order's requester: the app's bot user (a workflow has no person typing). */
+  /** Recorded as the order's requester when the step names no `requested_by` person: the app's bot user. */
   requestedBy: string;
 }
 
@@ -78,6 +81,18 @@ export const workflowAuthorizer: Authorizer = {
         },
   isListed: (profile) => profile.allowWorkflows,
 };
+
+/** The workflow rule, and the profile's people rule for the `requested_by` person when the step names one. */
+function personAuthorizer(people: Authorizer | undefined, requestedBy: string | null): Authorizer {
+  if (!people || requestedBy === null) return workflowAuthorizer;
+  return {
+    check: async (profile, userId) => {
+      const workflow = await workflowAuthorizer.check(profile, userId);
+      return workflow.allowed ? people.check(profile, requestedBy) : workflow;
+    },
+    isListed: (profile) => profile.allowWorkflows && people.isListed(profile, requestedBy),
+  };
+}
 
 function refusalFor(customer: Customer, profileName: string): string | null {
   const profile = customer.profile(profileName);
@@ -171,7 +186,7 @@ export async function startWorkflowOrder(
       store: deps.store,
       jobs,
       customer: deps.customer,
-      authorizer: workflowAuthorizer,
+      authorizer: personAuthorizer(deps.authorizer, parsed.requestedBy ?? null),
       now: () => startedAt,
       ...(deps.newOrderId ? { newOrderId: deps.newOrderId } : {}),
       logger,
@@ -179,7 +194,7 @@ export async function startWorkflowOrder(
     parsed.draft,
     {
       source: "workflow",
-      requestedBy: execution.requestedBy,
+      requestedBy: parsed.requestedBy ?? execution.requestedBy,
       idempotencyKey: workflowIdempotencyKey(execution.functionExecutionId),
       teamId: execution.teamId,
       channelId: parsed.channelId,

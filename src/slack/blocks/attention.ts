@@ -27,6 +27,7 @@ const BUTTONS: Record<AttentionItem["kind"], Array<{ id: string; label: string; 
     { id: ACTION.ignoreOrphans, label: "Ignore" },
   ],
   unreadable_events: [{ id: ACTION.reprocessEvents, label: "Reprocess", primary: true }],
+  orphan_summary: [{ id: ACTION.ignoreOrphans, label: "Ignore all" }],
 };
 
 const DONE: Record<Resolution, string> = {
@@ -61,9 +62,11 @@ export function outcomeLine(item: AttentionItem): string {
   const extra =
     item.resolution === "attached" && typeof detail.externalDocumentNumber === "string"
       ? ` to order ${esc(detail.externalDocumentNumber)}`
-      : item.resolution === "obsolete" && typeof detail.reason === "string"
-        ? `: ${esc(detail.reason)}`
-        : "";
+      : item.kind === "orphan_summary" && typeof detail.groups === "number"
+        ? ` (${detail.groups} group${detail.groups === 1 ? "" : "s"} of orphan events)`
+        : item.resolution === "obsolete" && typeof detail.reason === "string"
+          ? `: ${esc(detail.reason)}`
+          : "";
   const by =
     item.resolvedBy === COMMAND_LINE
       ? "an admin from the command line (`order-desk jobs retry`)"
@@ -119,21 +122,35 @@ const KIND_COUNT: Record<AttentionItem["kind"], (n: number) => string> = {
   unposted_updates: (n) => `${n} order${n === 1 ? "" : "s"} with unposted updates`,
   orphan_events: (n) => `${n} group${n === 1 ? "" : "s"} of orphan events`,
   unreadable_events: (n) => `${n} shape${n === 1 ? "" : "s"} of unreadable supplier deliveries`,
+  // Not a kind of trouble of its own: its orphan groups are counted above.
+  orphan_summary: () => "",
 };
 
 /** App Home's "Needs attention" for admins, above "My orders". */
 export function needsAttentionBlocks(list: AttentionList): KnownBlock[] {
-  const total = Object.values(list.counts).reduce((sum, n) => sum + n, 0);
+  const total = totalOf(list);
   const blocks: KnownBlock[] = [{ type: "header", text: plain(`Needs attention (${total})`, 150) }];
   if (total === 0) {
     blocks.push({ type: "section", text: mrkdwn("Nothing needs an admin right now.") });
     return blocks;
   }
-  const counts = (Object.keys(KIND_COUNT) as AttentionItem["kind"][])
-    .filter((kind) => list.counts[kind] > 0)
-    .map((kind) => KIND_COUNT[kind](list.counts[kind]));
-  const more = total > list.items.length ? ` · newest ${list.items.length} shown` : "";
-  blocks.push({ type: "context", elements: [mrkdwn(`${counts.join(" · ")}${more}`)] });
+  const shownCount = list.items.filter((i) => i.kind !== "orphan_summary").length;
+  const more = total > shownCount ? ` · ${list.items.length} shown, failed orders first` : "";
+  blocks.push({ type: "context", elements: [mrkdwn(`${countsLine(list)}${more}`)] });
+  if (total > shownCount) {
+    blocks.push({
+      type: "actions",
+      block_id: BLOCK.attentionSeeAll,
+      elements: [
+        {
+          type: "button",
+          action_id: ACTION.attentionSeeAll,
+          text: plain(`See all ${total}`, 75),
+          value: "all",
+        },
+      ],
+    });
+  }
   for (const item of list.items) {
     const alert = renderAdminAlert({ key: item.id, ...item.alert }).blocks[0];
     const body = alert?.type === "section" && alert.text ? alert.text.text : esc(item.alert.title);
@@ -145,6 +162,59 @@ export function needsAttentionBlocks(list: AttentionList): KnownBlock[] {
   }
   blocks.push({ type: "divider" });
   return blocks;
+}
+
+/** Every kind's open count (a kind this version does not name is counted too). */
+function totalOf(list: AttentionList): number {
+  return Object.values(list.counts).reduce((sum, n) => sum + n, 0);
+}
+
+/** "2 failed orders · 230 groups of orphan events": every kind with open items. */
+function countsLine(list: AttentionList): string {
+  return (Object.keys(list.counts) as AttentionItem["kind"][])
+    .filter((kind) => list.counts[kind] > 0)
+    .map((kind) => KIND_COUNT[kind]?.(list.counts[kind]) ?? `${list.counts[kind]} ${kind.replace(/_/g, " ")}`)
+    .join(" · ");
+}
+
+/** Items the "See all" modal lists (one section each, within a modal's 100 blocks). */
+export const SEE_ALL_LIMIT = 90;
+
+/** "See all" from App Home: every open item, failed orders first, one line each; the actions stay on the alerts. */
+export function attentionListModal(list: AttentionList): types.ModalView {
+  const total = totalOf(list);
+  const blocks: KnownBlock[] = [
+    {
+      type: "context",
+      elements: [mrkdwn(total === 0 ? "Nothing needs an admin right now." : countsLine(list))],
+    },
+  ];
+  for (const item of list.items.slice(0, SEE_ALL_LIMIT)) {
+    const where = item.alertChannelId && item.alertTs ? " · alert in the admin channel" : "";
+    const part = item.summarizedIn ? " · part of a storm of orphan events (Ignore all on its summary)" : "";
+    blocks.push({
+      type: "section",
+      text: mrkdwn(
+        truncate(
+          `*${esc(item.alert.title)}* · ${esc(item.subject)}\n_Since ${slackDate(item.openedAt)}${where}${part}_`,
+          3000,
+        ),
+      ),
+    });
+  }
+  if (total > blocks.length - 1) {
+    blocks.push({
+      type: "context",
+      elements: [mrkdwn(`${total - (blocks.length - 1)} more not listed here.`)],
+    });
+  }
+  return {
+    type: "modal",
+    callback_id: CALLBACK.attentionList,
+    title: plain("Needs attention", 24),
+    close: plain("Close", 24),
+    blocks,
+  };
 }
 
 /** "Attach to order…": the order's number; the item id rides along only as a lookup key. */

@@ -12,6 +12,8 @@ export const CALLBACK = {
   rejectReason: "approval_reject_reason",
   /** "Attach to order…" on orphan events: the modal asking for the order's number. */
   attachOrphans: "attention_attach_modal",
+  /** "See all" under App Home's "Needs attention": the list (read only; closing it does nothing). */
+  attentionList: "attention_list",
 } as const;
 
 export const ACTION = {
@@ -33,6 +35,8 @@ export const ACTION = {
   attachOrphans: "attention_attach_orphans",
   ignoreOrphans: "attention_ignore_orphans",
   reprocessEvents: "attention_reprocess_events",
+  /** App Home's "See all" under "Needs attention": every open item in a modal. */
+  attentionSeeAll: "attention_see_all",
   /** Plain value inputs: the action id is the block id. */
   value: "value",
 } as const;
@@ -72,6 +76,7 @@ export const BLOCK = {
   approvalActions: "approval_actions",
   rejectReason: "reject_reason",
   attentionActions: "attention_actions",
+  attentionSeeAll: "attention_see_all",
   /** The attach modal's order-number input. */
   attachOrderNumber: "attach_order_number",
 } as const;

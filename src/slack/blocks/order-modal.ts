@@ -5,7 +5,9 @@
  */
 import type { types } from "@slack/bolt";
 import type { Customer } from "../../config/catalog.ts";
+import { MAX_EDN_LENGTH } from "../../config/customer-schema.ts";
 import type { OrderDraft } from "../../orders/draft.ts";
+import { TYPED_EDN_CHARACTERS } from "../../orders/edn.ts";
 import type { FieldErrors } from "../../orders/fields.ts";
 import { COUNTRIES, isCountryCode } from "../../supplier/countries.ts";
 import { encodeMetadata, type ModalMetadata } from "../metadata.ts";
@@ -248,9 +250,13 @@ export function buildOrderModal(input: OrderModalInput): ModalView {
         label: "Order number",
         value: draft.externalDocumentNumber,
         optional: true,
-        maxLength: 35,
+        maxLength: MAX_EDN_LENGTH,
         placeholder: "Your PO number",
-        hint: hint(errors, "externalDocumentNumber", "Leave empty to get one made from the ticket id."),
+        hint: hint(
+          errors,
+          "externalDocumentNumber",
+          `Only ${TYPED_EDN_CHARACTERS}, at most ${MAX_EDN_LENGTH} characters. Leave empty to get one made from the ticket id.`,
+        ),
       }),
     );
   }

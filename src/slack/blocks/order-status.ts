@@ -20,6 +20,8 @@ export interface OrderStatusOptions {
   timeZone: string;
   /** More orders matched than are shown. */
   more: boolean;
+  /** How many matching orders were left out because the asker cannot see where they were posted, in words. */
+  leftOut?: string;
 }
 
 const ITEMS_SHOWN = 6;
@@ -69,8 +71,10 @@ export function orderStatusMessage(
       elements: [mrkdwn("Only the most recent orders are shown; App Home lists your own.")],
     });
   }
+  if (options.leftOut) blocks.push({ type: "context", elements: [mrkdwn(options.leftOut)] });
   const summary = entries.map(
-    (e) => `${e.order.externalDocumentNumber} ${e.order.status.replace(/_/g, " ")}`,
+    (e) => `${esc(e.order.externalDocumentNumber)} ${e.order.status.replace(/_/g, " ")}`,
   );
-  return { text: truncate(`${reference}: ${count} (${summary.join(", ")})`, 3000), blocks };
+  const leftOut = options.leftOut ? ` ${options.leftOut}` : "";
+  return { text: truncate(`${esc(reference)}: ${count} (${summary.join(", ")}).${leftOut}`, 3000), blocks };
 }

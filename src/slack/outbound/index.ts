@@ -5,6 +5,7 @@
  */
 export { slackApiNotFoundHint } from "./api-url.ts";
 export { type BotIdentity, checkBotToken } from "./bot-token.ts";
+export { channelMembershipFromClient } from "./channel-members.ts";
 export { createSlackChat, type SlackChatOptions, slackChatFromClient, toUpdateError } from "./chat.ts";
 export {
   type CreateSlackWebClientOptions,

@@ -52,6 +52,7 @@ export async function restartApproval(
   request: ApprovalRequest | null,
 ): Promise<Order | null> {
   await q.query("DELETE FROM approval_messages WHERE order_id = $1", [orderId]);
+  await q.query("DELETE FROM approval_dm_failures WHERE order_id = $1", [orderId]);
   return one(
     q,
     `UPDATE orders SET approval = $2, approval_decided_by = NULL, approval_decided_at = NULL,
@@ -218,4 +219,26 @@ export async function listAwaitingApproval(
     [profiles, limit],
   );
   return rows.map(mapOrder);
+}
+
+/** Records that Slack will never DM this approver (for this round); false when it was recorded before. */
+export async function recordApprovalDmFailure(
+  q: Queryable,
+  failure: { orderId: string; approver: string; error: string },
+): Promise<boolean> {
+  const { rows } = await q.query(
+    `INSERT INTO approval_dm_failures (order_id, approver, error) VALUES ($1, $2, $3)
+     ON CONFLICT (order_id, approver) DO NOTHING RETURNING approver`,
+    [failure.orderId, failure.approver, failure.error],
+  );
+  return rows.length === 1;
+}
+
+/** The approvers of this order Slack will never DM (not asked again, not reminded). */
+export async function listUnreachableApprovers(q: Queryable, orderId: string): Promise<Set<string>> {
+  const { rows } = await q.query<{ approver: string }>(
+    "SELECT approver FROM approval_dm_failures WHERE order_id = $1",
+    [orderId],
+  );
+  return new Set(rows.map((r) => r.approver));
 }

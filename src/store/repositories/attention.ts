@@ -25,6 +25,7 @@ export function mapAttention(row: Row): AttentionItem {
     resolvedBy: row.resolved_by,
     resolvedAt: row.resolved_at,
     resolutionDetail: row.resolution_detail,
+    summarizedIn: row.summarized_in ?? null,
   };
 }
 
@@ -128,25 +129,108 @@ const STILL_OPEN = `a.resolved_at IS NULL AND (
       SELECT 1 FROM supplier_events e WHERE e.correlation_id = a.subject AND e.order_id IS NULL))
     OR (a.kind = 'unreadable_events' AND EXISTS (
       SELECT 1 FROM unreadable_events u WHERE u.shape_key = a.subject AND u.resolved_at IS NULL))
+    OR (a.kind = 'orphan_summary' AND EXISTS (
+      SELECT 1 FROM attention_items c JOIN supplier_events e ON e.correlation_id = c.subject AND e.order_id IS NULL
+      WHERE c.summarized_in = a.id AND c.resolved_at IS NULL))
+    OR a.kind NOT IN ('failed_order', 'unposted_updates', 'orphan_events', 'orphan_summary', 'unreadable_events')
   )`;
 
-/** App Home's "Needs attention": the newest `limit` open items, and how many there are of each kind. */
+/**
+ * Failed orders first, then unposted updates, then the rest (a storm of orphans never pushes an order out of the
+ * list); newest first within a kind.
+ */
+const BY_URGENCY = `CASE a.kind WHEN 'failed_order' THEN 0 WHEN 'unposted_updates' THEN 1 ELSE 2 END,
+  a.opened_at DESC, a.id DESC`;
+
+/**
+ * App Home's "Needs attention": the first `limit` open items by urgency (orphans a summary stands for are not
+ * listed one by one: the summary is), and how many there are of each kind (every orphan group counted).
+ */
 export async function listOpenAttention(q: Queryable, limit: number): Promise<AttentionList> {
   const { rows } = await q.query(
-    `SELECT a.* FROM attention_items a WHERE ${STILL_OPEN} ORDER BY a.opened_at DESC, a.id DESC LIMIT $1`,
+    `SELECT a.* FROM attention_items a WHERE ${STILL_OPEN} AND a.summarized_in IS NULL
+     ORDER BY ${BY_URGENCY} LIMIT $1`,
     [limit],
   );
+  return { items: rows.map(mapAttention), counts: await countOpenAttention(q) };
+}
+
+/** Every open item, summarized orphans included, by urgency, at most `limit` ("See all" on App Home). */
+export async function listAllOpenAttention(q: Queryable, limit: number): Promise<AttentionList> {
+  const { rows } = await q.query(
+    `SELECT a.* FROM attention_items a WHERE ${STILL_OPEN} AND a.kind <> 'orphan_summary'
+     ORDER BY ${BY_URGENCY} LIMIT $1`,
+    [limit],
+  );
+  return { items: rows.map(mapAttention), counts: await countOpenAttention(q) };
+}
+
+async function countOpenAttention(q: Queryable): Promise<Record<AttentionKind, number>> {
   const counted = await q.query<{ kind: AttentionKind; n: string | number }>(
-    `SELECT a.kind, count(*) AS n FROM attention_items a WHERE ${STILL_OPEN} GROUP BY a.kind`,
+    `SELECT a.kind, count(*) AS n FROM attention_items a
+     WHERE ${STILL_OPEN} AND a.kind <> 'orphan_summary' GROUP BY a.kind`,
   );
   const counts: Record<AttentionKind, number> = {
     failed_order: 0,
     unposted_updates: 0,
     orphan_events: 0,
     unreadable_events: 0,
+    orphan_summary: 0,
   };
   for (const row of counted.rows) counts[row.kind] = Number(row.n);
-  return { items: rows.map(mapAttention), counts };
+  return counts;
+}
+
+/**
+ * Opens an orphan item as part of a summary (no alert of its own), unless one is open for that correlation id
+ * already (it keeps its own alert). Returns whether it was opened.
+ */
+export async function openSummarizedAttention(
+  q: Queryable,
+  item: { id: string; subject: string; alert: StoredAlert; summarizedIn: string },
+): Promise<boolean> {
+  const { rows } = await q.query(
+    `INSERT INTO attention_items (id, kind, subject, alert, summarized_in) VALUES ($1, 'orphan_events', $2, $3, $4)
+     ON CONFLICT (kind, subject) WHERE resolved_at IS NULL DO NOTHING RETURNING id`,
+    [item.id, item.subject, JSON.stringify(item.alert), item.summarizedIn],
+  );
+  return rows.length === 1;
+}
+
+/** How many open orphan items a summary stands for, and the first few correlation ids (oldest first). */
+export async function summarizedOrphans(
+  q: Queryable,
+  summaryId: string,
+  first: number,
+): Promise<{ count: number; firstIds: string[] }> {
+  const { rows } = await q.query<{ subject: string; n: string | number }>(
+    `SELECT subject, count(*) OVER () AS n FROM attention_items
+     WHERE summarized_in = $1 AND resolved_at IS NULL ORDER BY opened_at, id LIMIT $2`,
+    [summaryId, first],
+  );
+  return { count: Number(rows[0]?.n ?? 0), firstIds: rows.map((r) => r.subject) };
+}
+
+/** Rewrites an item's stored alert (a summary that grew). */
+export function setAttentionAlertText(
+  q: Queryable,
+  id: string,
+  alert: StoredAlert,
+): Promise<AttentionItem | null> {
+  return one(q, "UPDATE attention_items SET alert = $2 WHERE id = $1 RETURNING *", [
+    id,
+    JSON.stringify(alert),
+  ]);
+}
+
+/** "Ignore all": resolves every open orphan item of the summary as ignored; returns how many. */
+export async function ignoreSummarized(q: Queryable, summaryId: string, by: string): Promise<number> {
+  const { rows } = await q.query(
+    `UPDATE attention_items SET resolution = 'ignored', resolved_by = $2, resolved_at = now()
+     WHERE summarized_in = $1 AND resolved_at IS NULL RETURNING id`,
+    [summaryId, by],
+  );
+  return rows.length;
 }
 
 /**
@@ -161,7 +245,7 @@ export async function claimUnsentAlerts(
     `UPDATE attention_items SET alert_claimed_at = now()
      WHERE id IN (
        SELECT id FROM attention_items
-       WHERE alert_ts IS NULL AND resolved_at IS NULL AND opened_at < $1
+       WHERE alert_ts IS NULL AND resolved_at IS NULL AND summarized_in IS NULL AND opened_at < $1
          AND (alert_claimed_at IS NULL OR alert_claimed_at < now() - make_interval(secs => $2::double precision / 1000))
        ORDER BY opened_at LIMIT $3
        FOR UPDATE SKIP LOCKED

@@ -6,8 +6,9 @@
  * `correlationId` is the order's own, then those an admin attached to it (order_aliases), separated by spaces,
  * since the supplier's invoices for such an order carry the attached one.
  *
- * `placedAt` is the supplier's first event for the order, or, while none has come, the time the placement was
- * recorded (the status then is still `received`). `deliveredAt` is the supplier's `delivered` status event.
+ * `placedAt` is the supplier's first event for the order under its own correlation id (events of another one that an
+ * admin attached to it, orphans that may be older than the order, do not count), or, while none has come, the time
+ * the placement was recorded (the status then is still `received`). `deliveredAt` is the supplier's `delivered` status event.
  */
 import type { ExportOrder } from "../../orders/export/columns.ts";
 import type { Queryable, Row } from "../db.ts";
@@ -22,7 +23,8 @@ const PAGE = `
          o.status, o.created_at, o.request -> 'shipping' AS shipping, o.request -> 'orderLines' AS order_lines,
          o.tracking, o.created_at::text AS cursor_at,
          COALESCE(
-           (SELECT min(e.occurred_at) FROM supplier_events e WHERE e.order_id = o.id),
+           (SELECT min(e.occurred_at) FROM supplier_events e
+             WHERE e.order_id = o.id AND e.correlation_id = o.correlation_id),
            CASE WHEN o.correlation_id IS NOT NULL AND o.status = 'received' THEN o.status_at END
          ) AS placed_at,
          COALESCE(

@@ -61,6 +61,8 @@ export interface HarnessOptions {
   clickDecisionMs?: number;
   /** More people in the workspace (beside the agent, the manager and the outsider). */
   users?: SlackWorldOptions["users"];
+  /** More channels (beside #helpdesk, #it-admin and the one without the bot). */
+  channels?: SlackWorldOptions["channels"];
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
@@ -79,6 +81,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       { id: HELPDESK, name: "helpdesk" },
       { id: ADMIN, name: "it-admin" },
       { id: NO_BOT, name: "helpdesk-eu", botIsMember: false },
+      ...(options.channels ?? []),
     ],
     usergroups: [
       { id: "S0HELPDESK", handle: "helpdesk", users: [MANAGER] },

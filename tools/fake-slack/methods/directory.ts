@@ -74,3 +74,27 @@ export const conversationsOpen: Handler = (ctx) => {
   if (!ctx.ws.users.has(user)) throw new SlackApiError("user_not_found");
   return { channel: { id: ctx.ws.imWith(user).id } };
 };
+
+/**
+ * `conversations.members`: the people in a channel (the bot too, when it is a member), as a bot token sees them: a
+ * private channel the bot is not in does not exist for it; cursor pagination (the cursor is the offset, base64).
+ */
+export const conversationsMembers: Handler = (ctx) => {
+  const channel = channelFor(ctx.ws, ctx.args.string("channel"), { write: false });
+  if (channel.isIm) requireScope(ctx, "im:read");
+  else if (channel.isPrivate) requireScope(ctx, "groups:read");
+  else requireScope(ctx, "channels:read");
+  const all = [
+    ...(channel.isIm && channel.user ? [channel.user] : channel.members),
+    ...(channel.botIsMember ? [ctx.ws.opts.botUserId] : []),
+  ];
+  const rawLimit = ctx.args.optString("limit");
+  const limit = rawLimit === undefined ? 100 : Number(rawLimit);
+  if (!Number.isInteger(limit) || limit < 1) throw new SlackApiError("invalid_limit");
+  const cursor = ctx.args.optString("cursor");
+  const offset = cursor === undefined ? 0 : Number(Buffer.from(cursor, "base64").toString("utf8"));
+  if (!Number.isInteger(offset) || offset < 0) throw new SlackApiError("invalid_cursor");
+  const size = Math.min(limit, 1000);
+  const next = offset + size < all.length ? Buffer.from(String(offset + size)).toString("base64") : "";
+  return { members: all.slice(offset, offset + size), response_metadata: { next_cursor: next } };
+};

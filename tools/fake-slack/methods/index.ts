@@ -21,6 +21,7 @@ export function methodTable(functionOutputs: FunctionOutputs): Record<string, Ha
     "conversations.info": directory.conversationsInfo,
     "conversations.join": directory.conversationsJoin,
     "conversations.open": directory.conversationsOpen,
+    "conversations.members": directory.conversationsMembers,
     "conversations.replies": conversationsReplies,
     "conversations.history": conversationsHistory,
     "users.info": directory.usersInfo,

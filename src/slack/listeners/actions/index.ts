@@ -11,6 +11,7 @@ import { attentionMarkHandled } from "./attention-mark-handled.ts";
 import { attentionReprocessEvents } from "./attention-reprocess-events.ts";
 import { attentionRetryOrder } from "./attention-retry-order.ts";
 import { attentionRetryPosting } from "./attention-retry-posting.ts";
+import { attentionSeeAll } from "./attention-see-all.ts";
 import { fixAndResubmit } from "./fix-and-resubmit.ts";
 import { homePlaceOrder } from "./home-place-order.ts";
 import { rejectOrder } from "./reject-order.ts";
@@ -38,6 +39,7 @@ export function register(app: App, ctx: SlackContext): void {
     [ACTION.attachOrphans, attentionAttachOrphans(ctx) as ActionHandler],
     [ACTION.ignoreOrphans, attentionIgnoreOrphans(ctx) as ActionHandler],
     [ACTION.reprocessEvents, attentionReprocessEvents(ctx) as ActionHandler],
+    [ACTION.attentionSeeAll, attentionSeeAll(ctx) as ActionHandler],
   ]);
   app.action<BlockAction>(
     { action_id: anyOf(handlers.keys()) },

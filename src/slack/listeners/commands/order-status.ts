@@ -1,15 +1,19 @@
 import type { RespondFn } from "@slack/bolt";
 import type { Profile } from "../../../config/customer-schema.ts";
+import { checkAdmin } from "../../../orders/admins.ts";
 import { ordersByReference } from "../../../orders/lookup.ts";
 import type { Order } from "../../../orders/model/order.ts";
+import { visibleOrders } from "../../../orders/visibility.ts";
 import { orderStatusMessage } from "../../blocks/order-status.ts";
 import { escapeMrkdwn } from "../../blocks/text.ts";
 import type { SlackContext } from "../../context.ts";
 import { orderCommandHelp } from "../../order-command-args.ts";
-import type { WebClient } from "../../outbound/index.ts";
+import { channelMembershipFromClient, type WebClient } from "../../outbound/index.ts";
 
 /** Orders shown in one answer (a ticket rarely has more; each is one section of the 50 a message may hold). */
 export const STATUS_ORDER_LIMIT = 10;
+/** Orders read before those the asker may not see are left out. */
+const STATUS_LOOKUP_LIMIT = 50;
 
 export interface StatusRequest {
   reference: string;
@@ -34,7 +38,9 @@ async function permalink(client: WebClient, order: Order): Promise<string | null
 
 /**
  * `/order status TICKET-123` (or an order number): the orders of the channel's profiles that the user may order
- * with, answered ephemerally. Anyone allowed to order in the channel may look; nobody else sees anything.
+ * with, answered ephemerally. Anyone allowed to order in the channel may look; nobody else sees anything. Of those
+ * orders, only the ones the asker can see where they were posted are shown (`visibleOrders`: members of the order's
+ * channel, its requester, admins); the others are counted.
  */
 export async function answerOrderStatus(
   ctx: SlackContext,
@@ -61,13 +67,31 @@ export async function answerOrderStatus(
     );
     return;
   }
-  const found = await ordersByReference(
+  const matching = await ordersByReference(
     ctx.store,
     request.reference,
     allowed.map((p) => p.name),
-    STATUS_ORDER_LIMIT + 1,
+    STATUS_LOOKUP_LIMIT,
   );
+  const { shown: found, leftOut } = await visibleOrders(
+    matching,
+    {
+      userId: request.userId,
+      askedIn: request.channelId,
+      isAdmin: async () =>
+        (await checkAdmin(ctx.operators.membership, ctx.customer.config, request.userId)).allowed,
+    },
+    channelMembershipFromClient(client, ctx.logger),
+  );
+  const hiddenNote =
+    leftOut === 0
+      ? ""
+      : `${leftOut} more order${leftOut === 1 ? " was" : "s were"} left out: posted in a channel you are not in (or a DM). Ask someone in that channel, its requester or an Order Desk admin.`;
   if (found.length === 0) {
+    if (leftOut > 0) {
+      await say(`No order for *${escapeMrkdwn(request.reference)}* that you can see. ${hiddenNote}`);
+      return;
+    }
     await say(
       `No order for *${escapeMrkdwn(request.reference)}* among the orders of <#${request.channelId}>'s profiles. ` +
         `Check the ticket id or the order number; \`${request.command} help\` lists what the command does.`,
@@ -90,6 +114,7 @@ export async function answerOrderStatus(
       now: ctx.now(),
       timeZone: ctx.timeZone,
       more: found.length > STATUS_ORDER_LIMIT,
+      leftOut: hiddenNote,
     },
   );
   await respond({ response_type: "ephemeral", ...message });

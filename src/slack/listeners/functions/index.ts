@@ -13,7 +13,7 @@ export interface FunctionListenerOptions {
 }
 
 export function register(app: App, ctx: SlackContext, options: FunctionListenerOptions): void {
-  const { store, jobs, customer, newOrderId } = ctx.orders;
+  const { store, jobs, customer, newOrderId, authorizer } = ctx.orders;
   app.function(
     PLACE_ORDER_CALLBACK_ID,
     placeOrderFunction({
@@ -22,6 +22,7 @@ export function register(app: App, ctx: SlackContext, options: FunctionListenerO
       customer,
       deadlineMs: options.deadlineMs,
       inputNames: workflowInputNames,
+      authorizer,
       now: ctx.now,
       logger: ctx.logger,
       ...(newOrderId ? { newOrderId } : {}),
