@@ -14,7 +14,6 @@
  */
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { loadCustomerConfig } from "../config/customer.ts";
 import { loadWebhookCheckTarget } from "../config/operations.ts";
@@ -26,6 +25,7 @@ import { compileEventMapping, describeShape } from "../supplier/event-mapping.ts
 import { WebhookVerificationError } from "../supplier/webhook-signature.ts";
 import { verifyDelivery, type WebhookSigning } from "../supplier/webhook-signing.ts";
 import { reprocessUnreadable } from "../webhooks/reprocess.ts";
+import { parseCommandArgs } from "./args.ts";
 import { EXIT_OPS, type OperationsDeps, type OperationsIo, openOperationsStore } from "./operations.ts";
 
 export const EVENTS_USAGE = `Usage: order-desk events check FILE.json [--headers FILE]
@@ -42,24 +42,21 @@ export const EVENTS_USAGE = `Usage: order-desk events check FILE.json [--headers
 Exit codes: 0 readable / done, 1 unreadable, bad signature or failed, 2 bad usage, 3 the embedded store.
 `;
 
-const OPTIONS = {
-  headers: { type: "string" },
-  since: { type: "string" },
-  help: { type: "boolean", short: "h" },
+const SPEC = {
+  name: "events",
+  usage: EVENTS_USAGE,
+  positionals: true,
+  options: { headers: { type: "string" }, since: { type: "string" } },
 } as const;
 
 type Parsed =
   | { action: "check"; file: string; headers: string | undefined }
   | { action: "reprocess"; since: Date | undefined };
 
-function parse(argv: string[]): Parsed | string {
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    return (error as Error).message;
-  }
-  const { values, positionals } = parsed;
+function validate(
+  values: { headers?: string | undefined; since?: string | undefined },
+  positionals: readonly string[],
+): Parsed | string {
   const [action, file, ...extra] = positionals;
   if (extra.length > 0) return `unexpected ${JSON.stringify(extra.join(" "))}`;
   if (action === "check") {
@@ -86,11 +83,9 @@ export async function runEvents(
   io: OperationsIo,
   deps: OperationsDeps & { nowSeconds?: () => number } = {},
 ): Promise<number> {
-  if (argv.includes("--help") || argv.includes("-h")) {
-    io.stdout.write(EVENTS_USAGE);
-    return EXIT_OPS.ok;
-  }
-  const parsed = parse(argv);
+  const args = parseCommandArgs(SPEC, argv, io);
+  if (!args.ok) return args.exitCode;
+  const parsed = validate(args.values, args.positionals);
   if (typeof parsed === "string") {
     io.stderr.write(`order-desk events: ${parsed}\n\n${EVENTS_USAGE}`);
     return EXIT_OPS.usage;

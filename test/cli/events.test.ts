@@ -126,7 +126,7 @@ describe("order-desk events check", () => {
     [["check", "a.json", "--since", "2026-11-01"], /--since is for reprocess/],
     [["reprocess", "--since", "last week"], /is not a date/],
     [["replay"], /unknown action/],
-    [["check", "a.json", "--colour"], /Unknown option/],
+    [["check", "a.json", "--colour"], /unknown option.*--colour/i],
   ])("refuses %j with exit 2 and says why", async (args, why) => {
     const io = capture();
     expect(await runEvents(args, env, io)).toBe(2);
