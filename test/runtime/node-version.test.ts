@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
 
-/** `>=22.12` → [22, 12]: the minimum package.json's engines field asks for. */
+/** `>=22.19` → [22, 19]: the minimum package.json's engines field asks for. */
 async function minimum(): Promise<[number, number]> {
   const pkg = JSON.parse(await readFile(new URL("../../package.json", import.meta.url), "utf8"));
   const match = /^>=(\d+)\.(\d+)$/.exec(pkg.engines.node);
