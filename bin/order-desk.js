@@ -8,6 +8,17 @@
 import { existsSync } from "node:fs";
 import { builtAndFresh } from "./build-state.js";
 
+// Below 22.19 the dependencies fail in ways that do not name the cause (pg-boss, undici and the AWS SDK need 22).
+const [major, minor] = process.versions.node.split(".").map(Number);
+if (major < 22 || (major === 22 && minor < 19)) {
+  console.error(
+    `order-desk: needs Node.js 22.19 or newer (24 LTS recommended); this is ${process.version}. ` +
+      "Install Node 24, or in a checkout run it through npm (`npx order-desk …`), which uses the Node 24 of " +
+      "node_modules/.bin. See docs/node-versions.md.",
+  );
+  process.exit(1);
+}
+
 const hasBuild = existsSync(new URL("../dist/cli/main.js", import.meta.url));
 const hasSources = existsSync(new URL("../src/cli/main.ts", import.meta.url));
 

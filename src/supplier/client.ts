@@ -116,6 +116,10 @@ export class SupplierClient {
     this.dispatcher =
       options.dispatcher ??
       new Agent({
+        // undici 8 would negotiate HTTP/2 with a TLS supplier that offers it: every placement on one multiplexed
+        // connection, a change of behaviour (timeouts, a stream reset instead of a closed socket) to take on
+        // purpose and measure, not by a library upgrade. HTTP/1.1 as before.
+        allowH2: false,
         keepAliveTimeout: 30_000,
         keepAliveMaxTimeout: 600_000,
         connect: { timeout: Math.min(10_000, this.timeoutMs) },

@@ -23,6 +23,7 @@ import { createMetadataSeal } from "../../src/slack/metadata.ts";
 import { openAttention } from "../../src/store/repositories/attention.ts";
 import { type FakeView, runWorkflowStep, SlackUser } from "../../tools/fake-slack/index.ts";
 import { type SlackRequests, signSlackRequest } from "../../tools/slack-requests.ts";
+import { FUZZ_SEED, fuzzBudget } from "./harness/fuzz-budget.ts";
 import { type InProcessDesk, startInProcessDesk, watchForCrashes } from "./harness/in-process.ts";
 import { scanFile } from "./harness/logs.ts";
 import { record } from "./harness/results.ts";
@@ -41,7 +42,12 @@ import {
 const RUNS = Number(process.env.RELIABILITY_FUZZ_RUNS ?? 10_000);
 /** Workflow steps sent together per property run (RUNS steps in all). */
 const BATCH = 8;
-const SEED = Number(process.env.RELIABILITY_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const SEED = FUZZ_SEED;
+/** Each fuzzed surface's cap of cases, time budget (s) and time for the rest of its test (ms). */
+const FUZZ_CLICKS = fuzzBudget(Math.max(50, Math.floor(RUNS / 50)), 40, 60_000);
+const FUZZ_MODAL = fuzzBudget(RUNS, 110, 90_000);
+const FUZZ_EXPORT = fuzzBudget(Math.max(20, Math.min(300, Math.ceil(RUNS / 50))), 60, 140_000);
+const FUZZ_WORKFLOW = fuzzBudget(Math.ceil(RUNS / BATCH), 120, 120_000);
 /** Fuzzed modal orders go here; workflow orders and the resubmission story have their own channels. */
 const CHANNEL = CHANNELS[0] as string;
 const WORKFLOW_CHANNEL = CHANNELS[1] as string;
@@ -491,7 +497,7 @@ describe("Slack requests under hostile input", () => {
     it("answers fuzzed clicks from admins and others with forged ids, and changes nothing", async () => {
       const itemId = await openOrphanItem();
       const queuedBefore = await queuedOrders();
-      const runs = Math.max(50, Math.floor(RUNS / 50));
+      const triedBefore = figures.inputsTried;
       await fc.assert(
         fc.asyncProperty(
           fc.constantFrom(AGENT, OUTSIDER, ADMIN_USER),
@@ -507,8 +513,9 @@ describe("Slack requests under hostile input", () => {
             expect(res.status).toBe(200);
           },
         ),
-        { numRuns: runs, seed: SEED },
+        FUZZ_CLICKS.params,
       );
+      notes.push(FUZZ_CLICKS.note("admin clicks", figures.inputsTried - triedBefore));
       expect(await resolvedAt(itemId)).toBeNull();
       expect(await queuedOrders()).toBe(queuedBefore);
     });
@@ -576,448 +583,469 @@ describe("Slack requests under hostile input", () => {
     }
   });
 
-  it(`answers ${RUNS} fuzzed modal submissions with a closed modal or inline errors, storing only allowed, valid orders`, async () => {
-    const crashes = watchForCrashes();
-    const failures = new Map<string, { count: number; example: string }>();
-    const fail = (what: string) => {
-      const key = what.slice(0, 140).replace(/\d{3,}/g, "N");
-      const seen = failures.get(key);
-      if (seen) seen.count++;
-      else failures.set(key, { count: 1, example: what.slice(0, 500) });
-    };
-    const blockIds = new Set(((base.blocks as Json[]) ?? []).map((b) => String(b.block_id)));
-    const accepted = new Set<string>();
-    const refused: string[] = [];
-    const meta = metaOf(base.private_metadata);
-    const seal = createMetadataSeal(world.botToken);
-    const { rows: someOrder } = await app.desk.store.query("SELECT id FROM orders LIMIT 1");
-
-    const metadata = fc.oneof(
-      { weight: 6, arbitrary: fc.constant(String(base.private_metadata)) },
-      { weight: 1, arbitrary: fc.string({ maxLength: 100 }) },
-      { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)) },
-      {
-        weight: 2,
-        arbitrary: fc
-          .record({
-            ch: fc.constantFrom(CHANNEL, RESTRICTED_CHANNEL, "C0UNKNOWN", "D0DIRECT", "not a channel"),
-            src: fc.constantFrom("command", "shortcut", "home", "cli"),
-            pf: fc.constantFrom(undefined, "Reliability", "Restricted", "Nope", "__proto__"),
-            o: fc.constantFrom(undefined, someOrder[0]?.id ?? "order-x", "../../etc/passwd"),
-            th: fc.constantFrom(undefined, "1700000000.000100", "abc"),
-            // Unsealed (a forgery), behind the base view's MAC (an edit), or sealed with the server's key for
-            // the agent (as if the server had opened it: reaches the rules) or for the outsider.
-            as: fc.constantFrom("unsealed", "edited", AGENT, OUTSIDER),
-          })
-          .map(({ as, ...m }) => {
-            const json = {
-              ...meta,
-              ...Object.fromEntries(Object.entries(m).filter(([, v]) => v !== undefined)),
-            };
-            if (as === "unsealed") return JSON.stringify(json);
-            if (as === "edited") return keepMac(base.private_metadata, json);
-            return seal.seal(JSON.stringify(json), as);
-          }),
-      },
-      {
-        weight: 1,
-        arbitrary: fc.constant(`{"__proto__":{"polluted":"yes"},"v":1,"src":"command","lk":["0"],"nk":1}`),
-      },
-      { weight: 1, arbitrary: fc.constant("x".repeat(5_000)) },
-    );
-    const inputs = ((base.blocks as Json[]) ?? []).flatMap((b) => {
-      const actionId = (b.element as Json | undefined)?.action_id;
-      return typeof actionId === "string" ? [[String(b.block_id), actionId] as const] : [];
-    });
-    const target = fc.oneof(
-      { weight: 4, arbitrary: fc.constantFrom(...inputs) },
-      {
-        weight: 1,
-        arbitrary: fc.tuple(
-          fc.constantFrom(...blockIds, "__proto__", "constructor", "unknown_block"),
-          fc.constantFrom("value", ACTION.country, ACTION.lineItem, ACTION.lineQuantity, "__proto__", "x"),
-        ),
-      },
-    );
-    const stateEdit = fc
-      .record({
-        target,
-        value: anyValue,
-        protoKey: fc.option(fc.constantFrom("__proto__", "constructor"), { nil: undefined, freq: 8 }),
-      })
-      .map(({ target: [block, action], ...rest }) => ({ block, action, ...rest }));
-    const submission = fc.record({
-      user: fc.constantFrom(AGENT, AGENT, AGENT, OUTSIDER),
-      metadata,
-      edits: fc.array(stateEdit, { minLength: 1, maxLength: 4 }),
-      dropState: fc.boolean().map((b) => b && Math.random() < 0.05),
-    });
-
-    let n = 0;
-    try {
-      await fc.assert(
-        fc.asyncProperty(submission, async (s) => {
-          const id = `VFZ${(++n).toString(36).toUpperCase()}${Date.now().toString(36).toUpperCase()}`;
-          const view = clone(base);
-          view.id = id;
-          view.root_view_id = id;
-          view.private_metadata = s.metadata;
-          const values = (view.state as { values: Record<string, Record<string, unknown>> }).values;
-          for (const e of s.edits) {
-            setOwn(ownObject(values, e.block), e.action, e.protoKey ? protoKeyed(e.protoKey) : e.value);
-          }
-          if (s.dropState) view.state = {};
-          let text = JSON.stringify(view);
-          // __proto__ as a key of state.values itself, which JSON.stringify of a normal object cannot write.
-          if (s.edits.some((e) => e.protoKey))
-            text = text.replace('"values":{', '"values":{"__proto__":{"polluted":{"value":"yes"}},');
-          const res = await requests
-            .viewSubmission({ userId: s.user, view: JSON.parse(text) as Json, triggerId: "1.2.3" })
-            .catch((error: Error) => ({ status: 0, text: `no answer: ${error.message}`, body: undefined }));
-          figures.inputsTried++;
-          if (res.status === 0 || res.status >= 500) {
-            figures.http5xx += res.status >= 500 ? 1 : 0;
-            fail(`HTTP ${res.status}: ${res.text}`);
-            return;
-          }
-          const input = `${s.user} metadata=${s.metadata.slice(0, 120)} edits=${JSON.stringify(s.edits).slice(0, 300)} dropState=${s.dropState}`;
-          if (res.status !== 200) {
-            fail(`HTTP ${res.status} (Slack shows "trouble connecting") for ${input}`);
-            return;
-          }
-          const answer = res.body as
-            | { response_action?: string; errors?: Record<string, string> }
-            | undefined;
-          if (res.text === "" || (answer && answer.response_action === undefined)) {
-            accepted.add(id);
-            if (s.user !== AGENT) fail(`an order was accepted from ${s.user}, who may not order: ${input}`);
-          } else if (answer?.response_action === "errors") {
-            refused.push(id);
-            const errors = Object.entries(answer.errors ?? {});
-            if (errors.length === 0) fail("errors without any error");
-            for (const [block, message] of errors) {
-              if (!blockIds.has(block)) fail(`an error on block "${block}", which the modal does not have`);
-              if (typeof message !== "string" || message.trim() === "" || message.length > 2000)
-                fail(`an unreadable error on ${block}: ${JSON.stringify(message).slice(0, 100)}`);
-            }
-          } else if (answer?.response_action === "update") {
-            refused.push(id);
-          } else {
-            fail(`unexpected answer: ${res.text.slice(0, 300)}`);
-          }
-          if (({} as Record<string, unknown>).polluted !== undefined) fail("Object.prototype polluted");
-        }),
-        { numRuns: RUNS, seed: SEED },
-      );
-    } finally {
-      crashes.stop();
-      figures.crashes += crashes.count;
-      notes.push(
-        `modal: ${accepted.size} accepted, ${refused.length} refused`,
-        ...crashes.errors.slice(0, 5),
-        ...[...failures].map(([key, { count }]) => `modal: ${count}× ${key}`),
-      );
-    }
-    // Nothing stored from a refused submission; every accepted one stored once.
-    const { rows } = await app.desk.store.query(
-      "SELECT idempotency_key AS key, requested_by FROM orders WHERE idempotency_key LIKE 'view:VFZ%'",
-    );
-    const stored = new Set(rows.map((r) => String(r.key).slice(5)));
-    for (const id of refused) if (stored.has(id)) fail(`refused submission ${id} left an order`);
-    for (const id of accepted) if (!stored.has(id)) fail(`accepted submission ${id} has no order`);
-    for (const r of rows)
-      if (r.requested_by !== AGENT) fail(`an order requested by ${r.requested_by} was stored`);
-    expect(crashes.errors).toEqual([]);
-    expect([...failures.values()].map((f) => f.example)).toEqual([]);
-    expect(Object.prototype).not.toHaveProperty("polluted");
-  }, 200_000);
-
-  it(`answers fuzzed /order export commands with a clear ephemeral answer, uploading only an admin's valid month`, async () => {
-    const runs = Math.max(20, Math.min(300, Math.ceil(RUNS / 50)));
-    const crashes = watchForCrashes();
-    const failures = new Map<string, { count: number; example: string }>();
-    const fail = (what: string) => {
-      const key = what.slice(0, 140).replace(/\d{3,}/g, "N");
-      const seen = failures.get(key);
-      if (seen) seen.count++;
-      else failures.set(key, { count: 1, example: what.slice(0, 500) });
-    };
-    const month = fc.oneof(
-      { weight: 1, arbitrary: fc.constantFrom("", "2026-11", "2031-02", " 2026-10 ") },
-      {
-        weight: 4,
-        arbitrary: fc.oneof(
-          nasty,
-          fc.constantFrom(
-            "<!channel>",
-            "<!here> 2026-11",
-            "<@U0OUTSIDE>",
-            "<!subteam^S0BUYERS>",
-            "<https://evil.example|click here>",
-            "*2026*-_11_",
-            "`2026-11`",
-            "2026-13",
-            "2026-00",
-            "0000-01",
-            "9999-12",
-            "2026-11; DROP TABLE orders",
-            "2026-11' OR '1'='1",
-            "=cmd|' /C calc'!A0",
-            "@SUM(1+1)",
-            "../../etc/passwd",
-            "2026-11\n<!channel>",
-          ),
-          fc.string({ maxLength: 60 }),
-        ),
-      },
-    );
-    /** Listed in the suite's customer file under `admins`; a person in the workspace, so it has a DM. */
-    const EXPORT_ADMIN = "U0RELADMIN";
-    if (!world.fake.workspace.users.has(EXPORT_ADMIN)) {
-      world.fake.addUser({ id: EXPORT_ADMIN, name: "reladmin", realName: "Rel Admin" });
-    }
-    const command = fc.record({ user: fc.constantFrom(EXPORT_ADMIN, EXPORT_ADMIN, AGENT, OUTSIDER), month });
-    const filesBefore = world.fake.files().length;
-    const exportResponses = new Set<string>();
-    let uploads = 0;
-    try {
-      await fc.assert(
-        fc.asyncProperty(command, async ({ user, month: typed }) => {
-          // Read back by this command's own response URL: other tests' late answers are not this one's.
-          const responseUrl = world.fake.responseUrl();
-          const responseId = responseUrl.slice(responseUrl.lastIndexOf("/") + 1);
-          exportResponses.add(responseId);
-          const res = await requests
-            .slashCommand({
-              userId: user,
-              command: "/order",
-              text: `export ${typed}`,
-              channelId: CHANNEL,
-              channelName: CHANNEL.toLowerCase(),
-              triggerId: world.fake.issueTriggerId(user),
-              responseUrl,
-            })
-            .catch((error: Error) => ({ status: 0, text: `no answer: ${error.message}` }));
-          figures.inputsTried++;
-          const input = `${user} "export ${typed.slice(0, 100)}"`;
-          if (res.status !== 200) {
-            if (res.status >= 500) figures.http5xx++;
-            fail(`HTTP ${res.status} for ${input}: ${res.text.slice(0, 200)}`);
-            return;
-          }
-          const answers = await world.fake
-            .waitFor(
-              () => {
-                const answered = world.fake.responses(responseId);
-                return answered.length > 0 ? answered : undefined;
-              },
-              {
-                timeoutMs: 10_000,
-                what: `the answer to ${input}`,
-              },
-            )
-            .catch(() => undefined);
-          const text = String((answers?.[0]?.body as { text?: unknown } | undefined)?.text ?? "");
-          const valid = /^\s*(\d{4}-(0[1-9]|1[0-2]))?\s*$/.test(typed) && !/^\s*[013-9]\d{3}-/.test(typed);
-          if (user !== EXPORT_ADMIN) {
-            if (!text.includes("Only Order Desk admins"))
-              fail(`a non-admin was not refused: ${input} → ${text}`);
-          } else if (valid) {
-            if (!text.startsWith("Exporting the orders of"))
-              fail(`a valid month was not exported: ${input} → ${text}`);
-            else uploads++;
-          } else if (!text.includes("That is not a month")) {
-            fail(`an invalid month got no clear answer: ${input} → ${text.slice(0, 200)}`);
-          }
-        }),
-        { numRuns: runs, seed: SEED },
-      );
-      // Each accepted export ends as one file in the admin's DM, none anywhere else.
-      // Each export reads the whole month (thousands of orders after the fuzzed submissions above) on a store
-      // that is still placing them: wait while files are begun or completed, not for a fixed time.
-      // An export Slack would not take (its DM note rate-limited: every export here goes to one admin's DM within
-      // seconds) must say so to the admin; it may not vanish.
-      const toldFailed = () =>
-        world.fake
-          .responses()
-          .filter((r) => exportResponses.has(r.id))
-          .filter((r) =>
-            String((r.body as { text?: unknown }).text ?? "").startsWith("Order Desk could not export"),
-          ).length;
-      const settled = await waitWhileMoving(
-        () => {
-          const files = world.fake.files().slice(filesBefore);
-          return {
-            begun: files.length,
-            completed: files.filter((f) => f.completed).length,
-            failed: toldFailed(),
-          };
-        },
-        ({ completed, failed }) => completed + failed >= uploads,
-        { stallMs: 90_000, what: `${uploads} uploads` },
-      );
-      uploads -= settled.failed;
-      notes.push(`export: ${settled.failed} told "could not export" (Slack's pace in one DM)`);
-      // A file whose note Slack refused is never completed: Slack drops it, nobody sees it.
-      const shared = world.fake
-        .files()
-        .slice(filesBefore)
-        .filter((f) => f.completed);
-      for (const file of shared) {
-        if (!/^orders-\d{4}-\d{2}\.csv$/.test(file.filename)) fail(`a file named ${file.filename}`);
-        for (const share of file.shares)
-          if (share.channel !== "D0RELADMIN") fail(`a file shared in ${share.channel}`);
-      }
-      if (shared.length !== uploads) fail(`${shared.length} files for ${uploads} accepted exports`);
-      // What the exports sent: their answers and the admin's DM. (The order messages of the fuzzed submissions
-      // above mention their requester, as every order message does; a refusal names the admin, who may export.)
-      const injected = world.fake
-        .injections({ allowUsers: [EXPORT_ADMIN] })
-        .filter(
-          (i) =>
-            i.where.startsWith("message D0RELADMIN ") ||
-            exportResponses.has(i.where.replace(/^response /, "")),
-        );
-      if (injected.length > 0) fail(`mentions or links acted on: ${JSON.stringify(injected.slice(0, 3))}`);
-    } finally {
-      crashes.stop();
-      figures.crashes += crashes.count;
-      notes.push(
-        `export: ${uploads} files`,
-        ...[...failures].map(([key, { count }]) => `export: ${count}× ${key}`),
-      );
-    }
-    expect(crashes.errors).toEqual([]);
-    expect([...failures.values()].map((f) => f.example)).toEqual([]);
-  }, 200_000);
-
-  it(`fails ${RUNS} fuzzed workflow steps with a readable error or takes them as orders, storing nothing else`, async () => {
-    const crashes = watchForCrashes();
-    const failures = new Map<string, { count: number; example: string }>();
-    const fail = (what: string) => {
-      const key = what.slice(0, 140).replace(/\d{3,}/g, "N");
-      const seen = failures.get(key);
-      if (seen) seen.count++;
-      else failures.set(key, { count: 1, example: what.slice(0, 500) });
-    };
-    const valid: Json = {
-      ticket_id: "ONB-7",
-      first_name: "Nina",
-      last_name: "Newhire",
-      email: "nina.newhire@example.com",
-      phone: "+31 6 1234 5678",
-      delivery_at: "Home",
-      address1: "Keizersgracht 1",
-      city: "Amsterdam",
-      zip: "1015 CJ",
-      country: "NL",
-      items: "Desk refresh",
-      channel: WORKFLOW_CHANNEL,
-    };
-    const inputs = fc.oneof(
-      { weight: 1, arbitrary: fc.constant(valid) },
-      {
-        weight: 60,
-        arbitrary: fc
-          .record({
-            edits: fc.array(
-              fc.tuple(
-                fc.constantFrom(
-                  ...Object.keys(valid),
-                  "profile",
-                  "external_document_number",
-                  "recipient",
-                  "__proto__",
-                ),
-                anyValue,
-              ),
-              {
-                minLength: 1,
-                maxLength: 4,
-              },
-            ),
-            drop: fc.subarray(Object.keys(valid), { maxLength: 3 }),
-          })
-          .map(({ edits, drop }) => {
-            const out: Json = { ...valid };
-            for (const key of drop) delete out[key];
-            for (const [key, value] of edits) {
-              setOwn(out, key, key === "__proto__" ? { polluted: "yes" } : value);
-            }
-            return out;
-          }),
-      },
-      { weight: 5, arbitrary: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }) },
-    );
-    const executions: string[] = [];
-    try {
-      await fc.assert(
-        // Batches of BATCH steps sent at once, as a busy workspace does: Bolt answers each at once and works after.
-        fc.asyncProperty(fc.array(inputs, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
-          await Promise.all(
-            batch.map(async (stepInputs) => {
-              const run = await runWorkflowStep(world.fake, requests, {
-                callbackId: "place_order",
-                inputs: stepInputs,
-              }).catch((error: Error) => ({
-                response: { status: 0, text: `no answer: ${error.message}` },
-                functionExecutionId: "",
-              }));
-              figures.inputsTried++;
-              if (run.response.status !== 200) {
-                if (run.response.status >= 500) figures.http5xx++;
-                fail(`HTTP ${run.response.status}: ${run.response.text}`);
-              } else executions.push(run.functionExecutionId);
-            }),
-          );
-          if (({} as Record<string, unknown>).polluted !== undefined) fail("Object.prototype polluted");
-        }),
-        { numRuns: Math.ceil(RUNS / BATCH), seed: SEED },
-      );
-      // Every step ends: failed with a message, or its order was stored (the placement job completes it).
-      const ordersByStep = async () => {
-        const { rows } = await app.desk.store.query(
-          "SELECT idempotency_key AS key, count(*)::int AS n FROM orders WHERE idempotency_key LIKE 'function:%' GROUP BY 1",
-        );
-        return new Map(rows.map((r) => [String(r.key).slice("function:".length), Number(r.n)]));
+  it(
+    `answers up to ${RUNS} fuzzed modal submissions with a closed modal or inline errors, storing only allowed, valid orders`,
+    async () => {
+      const crashes = watchForCrashes();
+      const triedBefore = figures.inputsTried;
+      const failures = new Map<string, { count: number; example: string }>();
+      const fail = (what: string) => {
+        const key = what.slice(0, 140).replace(/\d{3,}/g, "N");
+        const seen = failures.get(key);
+        if (seen) seen.count++;
+        else failures.set(key, { count: 1, example: what.slice(0, 500) });
       };
-      const deadline = Date.now() + 60_000;
-      let open: string[] = executions;
-      while (open.length > 0 && Date.now() < deadline) {
-        const orders = await ordersByStep();
-        open = open.filter((id) => {
-          const e = world.fake.execution(id);
-          return !(e?.status === "failed" || e?.status === "completed" || orders.has(id));
-        });
-        if (open.length > 0) await sleep(500);
-      }
-      if (open.length > 0) fail(`${open.length} workflow steps neither failed nor stored (e.g. ${open[0]})`);
-      let failed = 0;
-      let stored = 0;
-      const orders = await ordersByStep();
-      for (const id of executions) {
-        const e = world.fake.execution(id);
-        const count = orders.get(id) ?? 0;
-        if (e?.status === "failed") {
-          failed++;
-          if (count > 0) fail("a failed step left an order");
-          const message = String(e.error ?? "");
-          if (message.trim() === "" || /\bat .*\.ts:\d+|\[object Object\]|undefined/.test(message))
-            fail(`an unreadable step error: ${message.slice(0, 200)}`);
-        } else if (count > 0) stored++;
-        if (count > 1) fail(`one step, ${count} orders`);
-      }
-      notes.push(`workflow: ${stored} steps became orders, ${failed} failed with a message`);
-    } finally {
-      crashes.stop();
-      figures.crashes += crashes.count;
-      notes.push(
-        ...crashes.errors.slice(0, 5),
-        ...[...failures].map(([key, { count }]) => `workflow: ${count}× ${key}`),
+      const blockIds = new Set(((base.blocks as Json[]) ?? []).map((b) => String(b.block_id)));
+      const accepted = new Set<string>();
+      const refused: string[] = [];
+      const meta = metaOf(base.private_metadata);
+      const seal = createMetadataSeal(world.botToken);
+      const { rows: someOrder } = await app.desk.store.query("SELECT id FROM orders LIMIT 1");
+
+      const metadata = fc.oneof(
+        { weight: 6, arbitrary: fc.constant(String(base.private_metadata)) },
+        { weight: 1, arbitrary: fc.string({ maxLength: 100 }) },
+        { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)) },
+        {
+          weight: 2,
+          arbitrary: fc
+            .record({
+              ch: fc.constantFrom(CHANNEL, RESTRICTED_CHANNEL, "C0UNKNOWN", "D0DIRECT", "not a channel"),
+              src: fc.constantFrom("command", "shortcut", "home", "cli"),
+              pf: fc.constantFrom(undefined, "Reliability", "Restricted", "Nope", "__proto__"),
+              o: fc.constantFrom(undefined, someOrder[0]?.id ?? "order-x", "../../etc/passwd"),
+              th: fc.constantFrom(undefined, "1700000000.000100", "abc"),
+              // Unsealed (a forgery), behind the base view's MAC (an edit), or sealed with the server's key for
+              // the agent (as if the server had opened it: reaches the rules) or for the outsider.
+              as: fc.constantFrom("unsealed", "edited", AGENT, OUTSIDER),
+            })
+            .map(({ as, ...m }) => {
+              const json = {
+                ...meta,
+                ...Object.fromEntries(Object.entries(m).filter(([, v]) => v !== undefined)),
+              };
+              if (as === "unsealed") return JSON.stringify(json);
+              if (as === "edited") return keepMac(base.private_metadata, json);
+              return seal.seal(JSON.stringify(json), as);
+            }),
+        },
+        {
+          weight: 1,
+          arbitrary: fc.constant(`{"__proto__":{"polluted":"yes"},"v":1,"src":"command","lk":["0"],"nk":1}`),
+        },
+        { weight: 1, arbitrary: fc.constant("x".repeat(5_000)) },
       );
-    }
-    expect(crashes.errors).toEqual([]);
-    expect([...failures.values()].map((f) => f.example)).toEqual([]);
-    expect(Object.prototype).not.toHaveProperty("polluted");
-  }, 240_000);
+      const inputs = ((base.blocks as Json[]) ?? []).flatMap((b) => {
+        const actionId = (b.element as Json | undefined)?.action_id;
+        return typeof actionId === "string" ? [[String(b.block_id), actionId] as const] : [];
+      });
+      const target = fc.oneof(
+        { weight: 4, arbitrary: fc.constantFrom(...inputs) },
+        {
+          weight: 1,
+          arbitrary: fc.tuple(
+            fc.constantFrom(...blockIds, "__proto__", "constructor", "unknown_block"),
+            fc.constantFrom("value", ACTION.country, ACTION.lineItem, ACTION.lineQuantity, "__proto__", "x"),
+          ),
+        },
+      );
+      const stateEdit = fc
+        .record({
+          target,
+          value: anyValue,
+          protoKey: fc.option(fc.constantFrom("__proto__", "constructor"), { nil: undefined, freq: 8 }),
+        })
+        .map(({ target: [block, action], ...rest }) => ({ block, action, ...rest }));
+      const submission = fc.record({
+        user: fc.constantFrom(AGENT, AGENT, AGENT, OUTSIDER),
+        metadata,
+        edits: fc.array(stateEdit, { minLength: 1, maxLength: 4 }),
+        dropState: fc.boolean().map((b) => b && Math.random() < 0.05),
+      });
+
+      let n = 0;
+      try {
+        await fc.assert(
+          fc.asyncProperty(submission, async (s) => {
+            const id = `VFZ${(++n).toString(36).toUpperCase()}${Date.now().toString(36).toUpperCase()}`;
+            const view = clone(base);
+            view.id = id;
+            view.root_view_id = id;
+            view.private_metadata = s.metadata;
+            const values = (view.state as { values: Record<string, Record<string, unknown>> }).values;
+            for (const e of s.edits) {
+              setOwn(ownObject(values, e.block), e.action, e.protoKey ? protoKeyed(e.protoKey) : e.value);
+            }
+            if (s.dropState) view.state = {};
+            let text = JSON.stringify(view);
+            // __proto__ as a key of state.values itself, which JSON.stringify of a normal object cannot write.
+            if (s.edits.some((e) => e.protoKey))
+              text = text.replace('"values":{', '"values":{"__proto__":{"polluted":{"value":"yes"}},');
+            const res = await requests
+              .viewSubmission({ userId: s.user, view: JSON.parse(text) as Json, triggerId: "1.2.3" })
+              .catch((error: Error) => ({ status: 0, text: `no answer: ${error.message}`, body: undefined }));
+            figures.inputsTried++;
+            if (res.status === 0 || res.status >= 500) {
+              figures.http5xx += res.status >= 500 ? 1 : 0;
+              fail(`HTTP ${res.status}: ${res.text}`);
+              return;
+            }
+            const input = `${s.user} metadata=${s.metadata.slice(0, 120)} edits=${JSON.stringify(s.edits).slice(0, 300)} dropState=${s.dropState}`;
+            if (res.status !== 200) {
+              fail(`HTTP ${res.status} (Slack shows "trouble connecting") for ${input}`);
+              return;
+            }
+            const answer = res.body as
+              | { response_action?: string; errors?: Record<string, string> }
+              | undefined;
+            if (res.text === "" || (answer && answer.response_action === undefined)) {
+              accepted.add(id);
+              if (s.user !== AGENT) fail(`an order was accepted from ${s.user}, who may not order: ${input}`);
+            } else if (answer?.response_action === "errors") {
+              refused.push(id);
+              const errors = Object.entries(answer.errors ?? {});
+              if (errors.length === 0) fail("errors without any error");
+              for (const [block, message] of errors) {
+                if (!blockIds.has(block)) fail(`an error on block "${block}", which the modal does not have`);
+                if (typeof message !== "string" || message.trim() === "" || message.length > 2000)
+                  fail(`an unreadable error on ${block}: ${JSON.stringify(message).slice(0, 100)}`);
+              }
+            } else if (answer?.response_action === "update") {
+              refused.push(id);
+            } else {
+              fail(`unexpected answer: ${res.text.slice(0, 300)}`);
+            }
+            if (({} as Record<string, unknown>).polluted !== undefined) fail("Object.prototype polluted");
+          }),
+          FUZZ_MODAL.params,
+        );
+      } finally {
+        crashes.stop();
+        figures.crashes += crashes.count;
+        notes.push(
+          FUZZ_MODAL.note("modal", figures.inputsTried - triedBefore),
+          `modal: ${accepted.size} accepted, ${refused.length} refused`,
+          ...crashes.errors.slice(0, 5),
+          ...[...failures].map(([key, { count }]) => `modal: ${count}× ${key}`),
+        );
+      }
+      // Nothing stored from a refused submission; every accepted one stored once.
+      const { rows } = await app.desk.store.query(
+        "SELECT idempotency_key AS key, requested_by FROM orders WHERE idempotency_key LIKE 'view:VFZ%'",
+      );
+      const stored = new Set(rows.map((r) => String(r.key).slice(5)));
+      for (const id of refused) if (stored.has(id)) fail(`refused submission ${id} left an order`);
+      for (const id of accepted) if (!stored.has(id)) fail(`accepted submission ${id} has no order`);
+      for (const r of rows)
+        if (r.requested_by !== AGENT) fail(`an order requested by ${r.requested_by} was stored`);
+      expect(crashes.errors).toEqual([]);
+      expect([...failures.values()].map((f) => f.example)).toEqual([]);
+      expect(Object.prototype).not.toHaveProperty("polluted");
+    },
+    FUZZ_MODAL.timeoutMs,
+  );
+
+  it(
+    `answers fuzzed /order export commands with a clear ephemeral answer, uploading only an admin's valid month`,
+    async () => {
+      const crashes = watchForCrashes();
+      const triedBefore = figures.inputsTried;
+      const failures = new Map<string, { count: number; example: string }>();
+      const fail = (what: string) => {
+        const key = what.slice(0, 140).replace(/\d{3,}/g, "N");
+        const seen = failures.get(key);
+        if (seen) seen.count++;
+        else failures.set(key, { count: 1, example: what.slice(0, 500) });
+      };
+      const month = fc.oneof(
+        { weight: 1, arbitrary: fc.constantFrom("", "2026-11", "2031-02", " 2026-10 ") },
+        {
+          weight: 4,
+          arbitrary: fc.oneof(
+            nasty,
+            fc.constantFrom(
+              "<!channel>",
+              "<!here> 2026-11",
+              "<@U0OUTSIDE>",
+              "<!subteam^S0BUYERS>",
+              "<https://evil.example|click here>",
+              "*2026*-_11_",
+              "`2026-11`",
+              "2026-13",
+              "2026-00",
+              "0000-01",
+              "9999-12",
+              "2026-11; DROP TABLE orders",
+              "2026-11' OR '1'='1",
+              "=cmd|' /C calc'!A0",
+              "@SUM(1+1)",
+              "../../etc/passwd",
+              "2026-11\n<!channel>",
+            ),
+            fc.string({ maxLength: 60 }),
+          ),
+        },
+      );
+      /** Listed in the suite's customer file under `admins`; a person in the workspace, so it has a DM. */
+      const EXPORT_ADMIN = "U0RELADMIN";
+      if (!world.fake.workspace.users.has(EXPORT_ADMIN)) {
+        world.fake.addUser({ id: EXPORT_ADMIN, name: "reladmin", realName: "Rel Admin" });
+      }
+      const command = fc.record({
+        user: fc.constantFrom(EXPORT_ADMIN, EXPORT_ADMIN, AGENT, OUTSIDER),
+        month,
+      });
+      const filesBefore = world.fake.files().length;
+      const exportResponses = new Set<string>();
+      let uploads = 0;
+      try {
+        await fc.assert(
+          fc.asyncProperty(command, async ({ user, month: typed }) => {
+            // Read back by this command's own response URL: other tests' late answers are not this one's.
+            const responseUrl = world.fake.responseUrl();
+            const responseId = responseUrl.slice(responseUrl.lastIndexOf("/") + 1);
+            exportResponses.add(responseId);
+            const res = await requests
+              .slashCommand({
+                userId: user,
+                command: "/order",
+                text: `export ${typed}`,
+                channelId: CHANNEL,
+                channelName: CHANNEL.toLowerCase(),
+                triggerId: world.fake.issueTriggerId(user),
+                responseUrl,
+              })
+              .catch((error: Error) => ({ status: 0, text: `no answer: ${error.message}` }));
+            figures.inputsTried++;
+            const input = `${user} "export ${typed.slice(0, 100)}"`;
+            if (res.status !== 200) {
+              if (res.status >= 500) figures.http5xx++;
+              fail(`HTTP ${res.status} for ${input}: ${res.text.slice(0, 200)}`);
+              return;
+            }
+            const answers = await world.fake
+              .waitFor(
+                () => {
+                  const answered = world.fake.responses(responseId);
+                  return answered.length > 0 ? answered : undefined;
+                },
+                {
+                  timeoutMs: 10_000,
+                  what: `the answer to ${input}`,
+                },
+              )
+              .catch(() => undefined);
+            const text = String((answers?.[0]?.body as { text?: unknown } | undefined)?.text ?? "");
+            const valid = /^\s*(\d{4}-(0[1-9]|1[0-2]))?\s*$/.test(typed) && !/^\s*[013-9]\d{3}-/.test(typed);
+            if (user !== EXPORT_ADMIN) {
+              if (!text.includes("Only Order Desk admins"))
+                fail(`a non-admin was not refused: ${input} → ${text}`);
+            } else if (valid) {
+              if (!text.startsWith("Exporting the orders of"))
+                fail(`a valid month was not exported: ${input} → ${text}`);
+              else uploads++;
+            } else if (!text.includes("That is not a month")) {
+              fail(`an invalid month got no clear answer: ${input} → ${text.slice(0, 200)}`);
+            }
+          }),
+          FUZZ_EXPORT.params,
+        );
+        // Each accepted export ends as one file in the admin's DM, none anywhere else.
+        // Each export reads the whole month (thousands of orders after the fuzzed submissions above) on a store
+        // that is still placing them: wait while files are begun or completed, not for a fixed time.
+        // An export Slack would not take (its DM note rate-limited: every export here goes to one admin's DM within
+        // seconds) must say so to the admin; it may not vanish.
+        const toldFailed = () =>
+          world.fake
+            .responses()
+            .filter((r) => exportResponses.has(r.id))
+            .filter((r) =>
+              String((r.body as { text?: unknown }).text ?? "").startsWith("Order Desk could not export"),
+            ).length;
+        const settled = await waitWhileMoving(
+          () => {
+            const files = world.fake.files().slice(filesBefore);
+            return {
+              begun: files.length,
+              completed: files.filter((f) => f.completed).length,
+              failed: toldFailed(),
+            };
+          },
+          ({ completed, failed }) => completed + failed >= uploads,
+          { stallMs: 90_000, what: `${uploads} uploads` },
+        );
+        uploads -= settled.failed;
+        notes.push(`export: ${settled.failed} told "could not export" (Slack's pace in one DM)`);
+        // A file whose note Slack refused is never completed: Slack drops it, nobody sees it.
+        const shared = world.fake
+          .files()
+          .slice(filesBefore)
+          .filter((f) => f.completed);
+        for (const file of shared) {
+          if (!/^orders-\d{4}-\d{2}\.csv$/.test(file.filename)) fail(`a file named ${file.filename}`);
+          for (const share of file.shares)
+            if (share.channel !== "D0RELADMIN") fail(`a file shared in ${share.channel}`);
+        }
+        if (shared.length !== uploads) fail(`${shared.length} files for ${uploads} accepted exports`);
+        // What the exports sent: their answers and the admin's DM. (The order messages of the fuzzed submissions
+        // above mention their requester, as every order message does; a refusal names the admin, who may export.)
+        const injected = world.fake
+          .injections({ allowUsers: [EXPORT_ADMIN] })
+          .filter(
+            (i) =>
+              i.where.startsWith("message D0RELADMIN ") ||
+              exportResponses.has(i.where.replace(/^response /, "")),
+          );
+        if (injected.length > 0) fail(`mentions or links acted on: ${JSON.stringify(injected.slice(0, 3))}`);
+      } finally {
+        crashes.stop();
+        figures.crashes += crashes.count;
+        notes.push(
+          FUZZ_EXPORT.note("export", figures.inputsTried - triedBefore),
+          `export: ${uploads} files`,
+          ...[...failures].map(([key, { count }]) => `export: ${count}× ${key}`),
+        );
+      }
+      expect(crashes.errors).toEqual([]);
+      expect([...failures.values()].map((f) => f.example)).toEqual([]);
+    },
+    FUZZ_EXPORT.timeoutMs,
+  );
+
+  it(
+    `fails up to ${RUNS} fuzzed workflow steps with a readable error or takes them as orders, storing nothing else`,
+    async () => {
+      const crashes = watchForCrashes();
+      const triedBefore = figures.inputsTried;
+      const failures = new Map<string, { count: number; example: string }>();
+      const fail = (what: string) => {
+        const key = what.slice(0, 140).replace(/\d{3,}/g, "N");
+        const seen = failures.get(key);
+        if (seen) seen.count++;
+        else failures.set(key, { count: 1, example: what.slice(0, 500) });
+      };
+      const valid: Json = {
+        ticket_id: "ONB-7",
+        first_name: "Nina",
+        last_name: "Newhire",
+        email: "nina.newhire@example.com",
+        phone: "+31 6 1234 5678",
+        delivery_at: "Home",
+        address1: "Keizersgracht 1",
+        city: "Amsterdam",
+        zip: "1015 CJ",
+        country: "NL",
+        items: "Desk refresh",
+        channel: WORKFLOW_CHANNEL,
+      };
+      const inputs = fc.oneof(
+        { weight: 1, arbitrary: fc.constant(valid) },
+        {
+          weight: 60,
+          arbitrary: fc
+            .record({
+              edits: fc.array(
+                fc.tuple(
+                  fc.constantFrom(
+                    ...Object.keys(valid),
+                    "profile",
+                    "external_document_number",
+                    "recipient",
+                    "__proto__",
+                  ),
+                  anyValue,
+                ),
+                {
+                  minLength: 1,
+                  maxLength: 4,
+                },
+              ),
+              drop: fc.subarray(Object.keys(valid), { maxLength: 3 }),
+            })
+            .map(({ edits, drop }) => {
+              const out: Json = { ...valid };
+              for (const key of drop) delete out[key];
+              for (const [key, value] of edits) {
+                setOwn(out, key, key === "__proto__" ? { polluted: "yes" } : value);
+              }
+              return out;
+            }),
+        },
+        { weight: 5, arbitrary: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }) },
+      );
+      const executions: string[] = [];
+      try {
+        await fc.assert(
+          // Batches of BATCH steps sent at once, as a busy workspace does: Bolt answers each at once and works after.
+          fc.asyncProperty(fc.array(inputs, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
+            await Promise.all(
+              batch.map(async (stepInputs) => {
+                const run = await runWorkflowStep(world.fake, requests, {
+                  callbackId: "place_order",
+                  inputs: stepInputs,
+                }).catch((error: Error) => ({
+                  response: { status: 0, text: `no answer: ${error.message}` },
+                  functionExecutionId: "",
+                }));
+                figures.inputsTried++;
+                if (run.response.status !== 200) {
+                  if (run.response.status >= 500) figures.http5xx++;
+                  fail(`HTTP ${run.response.status}: ${run.response.text}`);
+                } else executions.push(run.functionExecutionId);
+              }),
+            );
+            if (({} as Record<string, unknown>).polluted !== undefined) fail("Object.prototype polluted");
+          }),
+          FUZZ_WORKFLOW.params,
+        );
+        // Every step ends: failed with a message, or its order was stored (the placement job completes it).
+        const ordersByStep = async () => {
+          const { rows } = await app.desk.store.query(
+            "SELECT idempotency_key AS key, count(*)::int AS n FROM orders WHERE idempotency_key LIKE 'function:%' GROUP BY 1",
+          );
+          return new Map(rows.map((r) => [String(r.key).slice("function:".length), Number(r.n)]));
+        };
+        const deadline = Date.now() + 60_000;
+        let open: string[] = executions;
+        while (open.length > 0 && Date.now() < deadline) {
+          const orders = await ordersByStep();
+          open = open.filter((id) => {
+            const e = world.fake.execution(id);
+            return !(e?.status === "failed" || e?.status === "completed" || orders.has(id));
+          });
+          if (open.length > 0) await sleep(500);
+        }
+        if (open.length > 0)
+          fail(`${open.length} workflow steps neither failed nor stored (e.g. ${open[0]})`);
+        let failed = 0;
+        let stored = 0;
+        const orders = await ordersByStep();
+        for (const id of executions) {
+          const e = world.fake.execution(id);
+          const count = orders.get(id) ?? 0;
+          if (e?.status === "failed") {
+            failed++;
+            if (count > 0) fail("a failed step left an order");
+            const message = String(e.error ?? "");
+            if (message.trim() === "" || /\bat .*\.ts:\d+|\[object Object\]|undefined/.test(message))
+              fail(`an unreadable step error: ${message.slice(0, 200)}`);
+          } else if (count > 0) stored++;
+          if (count > 1) fail(`one step, ${count} orders`);
+        }
+        notes.push(`workflow: ${stored} steps became orders, ${failed} failed with a message`);
+      } finally {
+        crashes.stop();
+        figures.crashes += crashes.count;
+        notes.push(
+          FUZZ_WORKFLOW.note("workflow batches", Math.floor((figures.inputsTried - triedBefore) / BATCH)),
+          ...crashes.errors.slice(0, 5),
+          ...[...failures].map(([key, { count }]) => `workflow: ${count}× ${key}`),
+        );
+      }
+      expect(crashes.errors).toEqual([]);
+      expect([...failures.values()].map((f) => f.example)).toEqual([]);
+      expect(Object.prototype).not.toHaveProperty("polluted");
+    },
+    FUZZ_WORKFLOW.timeoutMs,
+  );
 });

@@ -11,13 +11,15 @@ import fc from "fast-check";
 import { Pool } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateWebhookSecret, signWebhook } from "../../src/supplier/webhook-signature.ts";
+import { FUZZ_SEED, fuzzBudget } from "./harness/fuzz-budget.ts";
 import { type InProcessDesk, startInProcessDesk, watchForCrashes } from "./harness/in-process.ts";
 import { scanFile } from "./harness/logs.ts";
 import { record } from "./harness/results.ts";
 import { startWorld, type World } from "./harness/world.ts";
 
 const RUNS = Number(process.env.RELIABILITY_FUZZ_RUNS ?? 10_000);
-const SEED = Number(process.env.RELIABILITY_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const SEED = FUZZ_SEED;
+const FUZZ = fuzzBudget(RUNS, 100, 80_000);
 const PATH = "/webhooks/supplier";
 
 interface Delivery {
@@ -369,71 +371,77 @@ describe("the webhook endpoint under hostile input", () => {
     return { status: res.statusCode, text };
   }
 
-  it(`answers ${RUNS} fuzzed deliveries with 2xx or a clear 4xx, storing only genuine events`, async () => {
-    const crashes = watchForCrashes();
-    const acceptedIds = new Set<string>();
-    /** Every broken promise, by kind (the run goes on, so the figures cover all the cases). */
-    const failures = new Map<string, { count: number; example: string }>();
-    const fail = (kind: string, what: string) => {
-      const key = `${kind}: ${what.slice(0, 160)}`.replace(/\d{3,}/g, "N");
-      const seen = failures.get(key);
-      if (seen) seen.count++;
-      else failures.set(key, { count: 1, example: what.slice(0, 400) });
-    };
-    const before = Number(
-      (await app.desk.store.query("SELECT count(*)::int AS n FROM supplier_events")).rows[0]?.n,
-    );
-    try {
-      await fc.assert(
-        fc.asyncProperty(deliveryArb(world.webhookSecrets[0] as string, oldSecret), async (d) => {
-          const res = await deliver(d).catch((error: Error) => ({
-            status: 0,
-            text: `no answer: ${error.message}`,
-          }));
-          const kind = d.kind.replace(/\/.*/, "");
-          if (res.status === 0 || res.status >= 500) fail(d.kind, `HTTP ${res.status} ${res.text}`);
-          else if (res.status < 300) {
-            if (d.genuine) acceptedIds.add(d.headers["webhook-id"] as string);
-            else fail(d.kind, `accepted: ${res.text}`);
-          } else {
-            // A refusal says what was wrong, in JSON: a code and a sentence.
-            try {
-              const answer = JSON.parse(res.text) as { ok?: boolean; error?: unknown; message?: unknown };
-              if (
-                answer.ok !== false ||
-                typeof answer.error !== "string" ||
-                typeof answer.message !== "string"
-              )
-                fail(kind, `unclear refusal ${res.status}: ${res.text}`);
-            } catch {
-              fail(kind, `refusal ${res.status} is not JSON: ${res.text}`);
-            }
-          }
-          if (({} as Record<string, unknown>).polluted !== undefined)
-            fail(d.kind, "Object.prototype polluted");
-        }),
-        { numRuns: RUNS, seed: SEED },
+  it(
+    `answers up to ${RUNS} fuzzed deliveries with 2xx or a clear 4xx, storing only genuine events`,
+    async () => {
+      const crashes = watchForCrashes();
+      const triedBefore = figures.inputsTried;
+      const acceptedIds = new Set<string>();
+      /** Every broken promise, by kind (the run goes on, so the figures cover all the cases). */
+      const failures = new Map<string, { count: number; example: string }>();
+      const fail = (kind: string, what: string) => {
+        const key = `${kind}: ${what.slice(0, 160)}`.replace(/\d{3,}/g, "N");
+        const seen = failures.get(key);
+        if (seen) seen.count++;
+        else failures.set(key, { count: 1, example: what.slice(0, 400) });
+      };
+      const before = Number(
+        (await app.desk.store.query("SELECT count(*)::int AS n FROM supplier_events")).rows[0]?.n,
       );
-    } finally {
-      crashes.stop();
-      figures.crashes += crashes.count;
-      notes.push(...crashes.errors.slice(0, 5));
-      figures.accepted = acceptedIds.size;
-      for (const [key, { count }] of failures) notes.push(`${count}× ${key}`);
-    }
-    expect([...failures.values()].map((f) => f.example)).toEqual([]);
-    expect(crashes.errors).toEqual([]);
-    expect(Object.prototype).not.toHaveProperty("polluted");
-    // Nothing from a refused delivery: the rows are exactly the accepted deliveries' ids.
-    const { rows } = await app.desk.store.query("SELECT id FROM supplier_events");
-    const stored = rows.map((r) => String(r.id));
-    expect(stored.length - before).toBe(acceptedIds.size);
-    for (const id of stored) expect(acceptedIds.has(id), `stored ${id} was never accepted`).toBe(true);
-    // A refusal logs a caller's header cut short: no 15,000-character header, no line that grows with one.
-    const log = readFileSync(app.logFile, "utf8");
-    expect(log).not.toContain("h".repeat(100));
-    expect(Math.max(0, ...log.split("\n").map((line) => line.length))).toBeLessThan(10_000);
-  }, 180_000);
+      try {
+        await fc.assert(
+          fc.asyncProperty(deliveryArb(world.webhookSecrets[0] as string, oldSecret), async (d) => {
+            const res = await deliver(d).catch((error: Error) => ({
+              status: 0,
+              text: `no answer: ${error.message}`,
+            }));
+            const kind = d.kind.replace(/\/.*/, "");
+            if (res.status === 0 || res.status >= 500) fail(d.kind, `HTTP ${res.status} ${res.text}`);
+            else if (res.status < 300) {
+              if (d.genuine) acceptedIds.add(d.headers["webhook-id"] as string);
+              else fail(d.kind, `accepted: ${res.text}`);
+            } else {
+              // A refusal says what was wrong, in JSON: a code and a sentence.
+              try {
+                const answer = JSON.parse(res.text) as { ok?: boolean; error?: unknown; message?: unknown };
+                if (
+                  answer.ok !== false ||
+                  typeof answer.error !== "string" ||
+                  typeof answer.message !== "string"
+                )
+                  fail(kind, `unclear refusal ${res.status}: ${res.text}`);
+              } catch {
+                fail(kind, `refusal ${res.status} is not JSON: ${res.text}`);
+              }
+            }
+            if (({} as Record<string, unknown>).polluted !== undefined)
+              fail(d.kind, "Object.prototype polluted");
+          }),
+          FUZZ.params,
+        );
+      } finally {
+        crashes.stop();
+        figures.crashes += crashes.count;
+        notes.push(...crashes.errors.slice(0, 5));
+        figures.accepted = acceptedIds.size;
+        notes.push(FUZZ.note("deliveries", figures.inputsTried - triedBefore));
+        for (const [key, { count }] of failures) notes.push(`${count}× ${key}`);
+      }
+      expect([...failures.values()].map((f) => f.example)).toEqual([]);
+      expect(crashes.errors).toEqual([]);
+      expect(Object.prototype).not.toHaveProperty("polluted");
+      // Nothing from a refused delivery: the rows are exactly the accepted deliveries' ids.
+      const { rows } = await app.desk.store.query("SELECT id FROM supplier_events");
+      const stored = rows.map((r) => String(r.id));
+      expect(stored.length - before).toBe(acceptedIds.size);
+      for (const id of stored) expect(acceptedIds.has(id), `stored ${id} was never accepted`).toBe(true);
+      // A refusal logs a caller's header cut short: no 15,000-character header, no line that grows with one.
+      const log = readFileSync(app.logFile, "utf8");
+      expect(log).not.toContain("h".repeat(100));
+      expect(Math.max(0, ...log.split("\n").map((line) => line.length))).toBeLessThan(10_000);
+    },
+    FUZZ.timeoutMs,
+  );
 
   describe("signatures", () => {
     const event = () => {

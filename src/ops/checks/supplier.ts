@@ -35,7 +35,12 @@ export async function checkSupplierReachable(options: SupplierReachableOptions):
   const now = options.now ?? Date.now;
   const own = options.dispatcher
     ? null
-    : new Agent({ connect: { timeout: options.timeoutMs }, keepAliveTimeout: 1, pipelining: 0 });
+    : new Agent({
+        connect: { timeout: options.timeoutMs },
+        keepAliveTimeout: 1,
+        pipelining: 0,
+        allowH2: false,
+      }); // as placement does (supplier/client.ts)
   const dispatcher = options.dispatcher ?? own!;
   const shown = redactUrl(options.baseUrl);
   const started = now();

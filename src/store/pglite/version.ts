@@ -14,4 +14,4 @@
  *   the builder drops initdb's template databases and relies on PGlite shutting PostgreSQL down on close;
  * - open.ts: the fallback to initdb when a store made from the template does not start.
  */
-export const PGLITE_ADAPTER_VERSION = "0.5.16";
+export const PGLITE_ADAPTER_VERSION = "0.5.17";
