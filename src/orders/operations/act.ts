@@ -27,7 +27,7 @@ import type { ClickDeadline } from "../click-deadline.ts";
 import { isRejected } from "../model/order.ts";
 import type { PlaceOrderJobData } from "../submit.ts";
 import { enqueuePostUpdate } from "../updates/enqueue.ts";
-import { enqueueAlertRewrite } from "./outcome-job.ts";
+import { resolveAndShow } from "./resolve.ts";
 import {
   ACTIONS_OF,
   type ActionOutcome,
@@ -71,14 +71,13 @@ export async function runOperatorAction(deps: OperatorDeps, request: ActionReque
     if (item.resolvedAt !== null) return { kind: "already", item };
     const effect = await apply(deps, tx, item, request);
     if (effect.kind === "invalid") return effect;
-    const resolved = await resolveAttention(tx, item.id, {
+    const resolved = await resolveAndShow(deps.jobs, tx, item.id, {
       resolution: effect.kind === "obsolete" ? "obsolete" : RESOLUTION_OF[request.action],
       by: request.by,
       detail: effect.kind === "obsolete" ? { reason: effect.reason } : effect.detail,
     });
     // The row is locked: nobody can have resolved it since it was read.
     if (!resolved) throw new Error(`attention item ${item.id} was resolved while locked`);
-    await enqueueAlertRewrite(deps.jobs, tx, resolved);
     request.deadline?.commit();
     return effect.kind === "obsolete"
       ? { kind: "obsolete", item: resolved, reason: effect.reason }

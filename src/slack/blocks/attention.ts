@@ -3,7 +3,7 @@
  * attention item's id: the listener looks the item up and checks the clicker again.
  */
 import type { types } from "@slack/bolt";
-import { COMMAND_LINE } from "../../orders/operations/retried-elsewhere.ts";
+import { COMMAND_LINE } from "../../orders/operations/resolve.ts";
 import type {
   ActionOutcome,
   AttentionItem,
@@ -55,6 +55,12 @@ function actionsBlock(item: AttentionItem): KnownBlock {
   };
 }
 
+/** The command that resolved an item from the command line, as recorded (one of ours, else left out). */
+function commandOf(detail: Record<string, unknown>): string {
+  const via = detail.via;
+  return typeof via === "string" && /^order-desk [a-z ]{1,40}$/.test(via) ? ` (\`${via}\`)` : "";
+}
+
 /** "Retried by @X on <date>", with what came of it (the order an event group joined, why it was closed). */
 export function outcomeLine(item: AttentionItem): string {
   if (!item.resolution || !item.resolvedAt) return "";
@@ -69,7 +75,7 @@ export function outcomeLine(item: AttentionItem): string {
           : "";
   const by =
     item.resolvedBy === COMMAND_LINE
-      ? "an admin from the command line (`order-desk jobs retry`)"
+      ? `an admin from the command line${commandOf(detail)}`
       : item.resolvedBy && /^[UW][A-Z0-9]{2,}$/.test(item.resolvedBy)
         ? `<@${item.resolvedBy}>`
         : "someone";
