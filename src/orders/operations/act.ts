@@ -31,6 +31,7 @@ import { resolveAndShow } from "./resolve.ts";
 import {
   ACTIONS_OF,
   type ActionOutcome,
+  type AttachedCorrelation,
   type AttentionItem,
   type OperatorAction,
   RESOLUTION_OF,
@@ -210,6 +211,8 @@ async function attach(
   if (first === undefined) {
     return { kind: "obsolete", reason: "the events were attached to an order meanwhile" };
   }
+  // What the attach did with the correlation id, kept on the item: a Detach undoes exactly that (./detach.ts).
+  let correlation: AttachedCorrelation = "already";
   if (owner === null) {
     // Not yet this order's: record it, so that later events are matched to the order at ingest. The order
     // takes it as its own only while it has none (a placement recorded meanwhile keeps its own).
@@ -218,6 +221,7 @@ async function attach(
     if (!adopted) {
       await insertOrderAlias(tx, { correlationId, orderId: order.id, attentionId: item.id, by: request.by });
     }
+    correlation = adopted ? "own" : "alias";
   }
   await enqueuePostUpdate(
     deps.jobs,
@@ -230,6 +234,11 @@ async function attach(
   );
   return {
     kind: "done",
-    detail: { orderId: order.id, externalDocumentNumber: order.externalDocumentNumber, events: ids.length },
+    detail: {
+      orderId: order.id,
+      externalDocumentNumber: order.externalDocumentNumber,
+      events: ids.length,
+      correlation,
+    },
   };
 }
