@@ -188,6 +188,14 @@ describe("Detach on an attach's alert", () => {
     expect((await h.order(wrong.id)).correlationId).toBe(wrong.correlationId);
     await answered("detached by", since);
     await answered("already handled", since);
+    // Its Slack side is queued with it: the attach's alert rewrite and the new item's alert, one job each.
+    const queued = await h.store.query(
+      `SELECT data->>'itemId' AS item FROM ${h.jobs.schema}.job WHERE name = 'attention-outcome' AND data->>'itemId' = ANY($1)`,
+      [[itemId, String(item?.detachDetail?.reopenedItemId)]],
+    );
+    expect(queued.rows.map((r) => r.item).sort()).toEqual(
+      [itemId, itemId, String(item?.detachDetail?.reopenedItemId)].sort(),
+    );
 
     // The attach's alert: who attached, who detached, no button left.
     const rewritten = await h.fake.waitFor(
@@ -216,6 +224,24 @@ describe("Detach on an attach's alert", () => {
     );
     expect(thread[2]?.text).toContain("2 supplier updates posted in this thread");
     expect(thread[2]?.text).toContain("detached by");
+
+    // A Detach naming an unknown item, or an item that is no attach, changes nothing.
+    since = answers().length;
+    for (const value of [randomUUID(), String(item?.detachDetail?.reopenedItemId)]) {
+      const forged = await h.requests.blockActions({
+        userId: ADMIN_USER,
+        triggerId: h.fake.issueTriggerId(ADMIN_USER),
+        message: { channelId: ADMIN, message: { ts: alert.ts, text: "" } },
+        responseUrl: h.fake.responseUrl(),
+        actions: [
+          { type: "button", action_id: "attention_detach_orphans", block_id: "attention_actions:x", value },
+        ],
+      });
+      expect(forged.status).toBe(200);
+    }
+    await answered("not known to Order Desk", since);
+    await answered("does not offer that action", since);
+    expect((await getAttention(h.store, String(item?.detachDetail?.reopenedItemId)))?.resolvedAt).toBeNull();
 
     // Later events of that correlation id are orphans again.
     const later = statusEvent(unknown, "packed", at(1000));
