@@ -10,11 +10,7 @@ import { jobId } from "../../jobs/ids.ts";
 import type { Jobs } from "../../jobs/jobs.ts";
 import { QUEUES } from "../../jobs/queues.ts";
 import type { Queryable, Store } from "../../store/db.ts";
-import {
-  getAttentionForUpdate,
-  ignoreSummarized,
-  resolveAttention,
-} from "../../store/repositories/attention.ts";
+import { getAttentionForUpdate, ignoreSummarized } from "../../store/repositories/attention.ts";
 import { attachOrphans } from "../../store/repositories/events.ts";
 import { clearPostErrors, requeueFailedOrder } from "../../store/repositories/operator-actions.ts";
 import { findOrderIdByCorrelationId, insertOrderAlias } from "../../store/repositories/order-aliases.ts";
