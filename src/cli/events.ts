@@ -19,6 +19,7 @@ import { loadCustomerConfig } from "../config/customer.ts";
 import { loadWebhookCheckTarget } from "../config/operations.ts";
 import { ConfigError } from "../config.ts";
 import { createJobs } from "../jobs/pgboss/adapter.ts";
+import { COMMAND_LINE } from "../orders/operations/resolve.ts";
 import { createWebhookSecrets } from "../secrets/factory.ts";
 import { renderOrderReply } from "../slack/blocks/updates/order-reply.ts";
 import { compileEventMapping, describeShape } from "../supplier/event-mapping.ts";
@@ -253,15 +254,15 @@ async function reprocess(
     const customer = await loadCustomerConfig(
       opened.target?.customerConfigPath ?? loadWebhookCheckTarget(env).customerConfigPath,
     );
-    // No workers and no taking over of other processes' jobs: it only enqueues the posting jobs, which the
-    // running Order Desk works.
+    // No workers and no taking over of other processes' jobs: it only enqueues the posting jobs and the
+    // rewrites of the alerts it closes, which the running Order Desk works.
     const jobs = createJobs({ store: opened.store, owners: false });
     await jobs.start();
     let result: Awaited<ReturnType<typeof reprocessUnreadable>>;
     try {
       result = await reprocessUnreadable(
         { store: opened.store, jobs, mapper: compileEventMapping(customer.supplierEvents.mapping) },
-        { ...(since && { since }), by: "order-desk events reprocess" },
+        { ...(since && { since }), by: COMMAND_LINE, via: "order-desk events reprocess" },
       );
     } finally {
       await jobs.stop({ graceMs: 0 });

@@ -106,10 +106,16 @@ export async function runJobs(
   const opened = await openOperationsStore("jobs", env, io, deps);
   if (!opened.ok) return opened.exitCode;
   try {
-    // Not started: no workers, no recovery of other processes' jobs; only reads and retries.
-    const jobs = createJobs({ store: opened.store });
-    if (parsed.action === "list") return await list(jobs, parsed, io);
-    return await retry(jobs, opened.store, parsed, io);
+    // Started without workers and without taking over other processes' jobs: it reads, retries, and enqueues the
+    // rewrite of each alert it closes, which the running Order Desk works.
+    const jobs = createJobs({ store: opened.store, owners: false });
+    await jobs.start();
+    try {
+      if (parsed.action === "list") return await list(jobs, parsed, io);
+      return await retry(jobs, opened.store, parsed, io);
+    } finally {
+      await jobs.stop({ graceMs: 0 });
+    }
   } finally {
     await opened.close();
   }
@@ -175,8 +181,9 @@ async function retryOne(
       if (typeof orderId === "string" && !(await requeueFailedOrder(tx, orderId)))
         return whyNotRequeued(tx, orderId);
       if (!(await jobs.retry(job.queue, job.id, { tx }))) throw new JobNotFailed();
-      // Its admin alert's item is resolved: Retry now there answers that it was retried from here.
-      if (typeof orderId === "string") await resolveRetriedFromCommandLine(null, tx, orderId, job.id);
+      // Its admin alert's item is resolved and the alert's rewrite enqueued: Retry now there answers that it was
+      // retried from here, and the running Order Desk shows it on the alert.
+      if (typeof orderId === "string") await resolveRetriedFromCommandLine(jobs, tx, orderId, job.id);
       return null;
     });
     if (skipped !== null) {

@@ -7,7 +7,7 @@
 import type { Metrics } from "../metrics.ts";
 import type { AttentionAlerts } from "../orders/operations/report.ts";
 import type { ChannelPacer } from "../orders/updates/pacer.ts";
-import { attentionAlertMessage } from "./blocks/attention.ts";
+import { attentionAlertMessage, detachedNote } from "./blocks/attention.ts";
 import type { WebClient } from "./outbound/index.ts";
 
 export interface SlackAttentionAlertsOptions {
@@ -45,6 +45,17 @@ export function createSlackAttentionAlerts(options: SlackAttentionAlertsOptions)
         blocks: message.blocks,
       });
       metrics?.slackPosts.inc({ method: "chat.update" });
+    },
+    async noteDetached(thread, item) {
+      const res = await client.chat.postMessage({
+        channel: thread.channelId,
+        thread_ts: thread.threadTs,
+        text: detachedNote(item),
+        unfurl_links: false,
+      });
+      metrics?.slackPosts.inc({ method: "chat.postMessage" });
+      if (!res.ts) throw new Error("chat.postMessage answered without ts");
+      return res.ts;
     },
   };
 }

@@ -7,7 +7,7 @@
  */
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from "@slack/bolt";
 import { checkAdmin } from "../orders/admins.ts";
-import { decideWithin } from "../orders/click-deadline.ts";
+import { type ClickDeadline, decideWithin } from "../orders/click-deadline.ts";
 import { runOperatorAction } from "../orders/operations/act.ts";
 import type { ActionOutcome, OperatorAction } from "../orders/operations/types.ts";
 import { outcomeAnswer } from "./blocks/attention.ts";
@@ -78,8 +78,17 @@ export async function reportOutcome(
   }
 }
 
+type Decide = (request: { itemId: string; by: string; deadline: ClickDeadline }) => Promise<ActionOutcome>;
+
 /** A button that acts at once (Retry now, Mark handled, Retry posting, Ignore): decided, then acked. */
 export function operatorButton(ctx: SlackContext, action: OperatorAction) {
+  return decidedButton(ctx, action, (request) =>
+    runOperatorAction(ctx.operators.deps, { ...request, action }),
+  );
+}
+
+/** An admin button decided before its ack, within the click's bound: `decide` runs once per click. */
+export function decidedButton(ctx: SlackContext, action: string, decide: Decide) {
   return async (args: OperatorClickArgs): Promise<void> => {
     const { ack, body, client } = args;
     const target = noticeTarget(args);
@@ -92,7 +101,7 @@ export function operatorButton(ctx: SlackContext, action: OperatorAction) {
         async (deadline) => {
           const refused = await refusedToNonAdmin(ctx, by);
           if (refused) return { refused };
-          return { outcome: await runOperatorAction(ctx.operators.deps, { itemId, action, by, deadline }) };
+          return { outcome: await decide({ itemId, by, deadline }) };
         },
         (error) => ctx.logger.error({ err: error, itemId, action }, "admin action failed after its bound"),
       );

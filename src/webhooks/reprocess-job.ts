@@ -3,7 +3,8 @@
  * click, before its answer: src/orders/operations/act.ts). The run reads every unreadable delivery again, not only
  * the alert's shape: one order's events often come in several shapes (a status change with and without its
  * previous status, a shipment), and only read together are they posted in the order they happened. Then it shows
- * in Slack what came of it: a new alert for what is still unreadable, the outcome on alerts now fully read. A
+ * in Slack what came of it: a new alert for what is still unreadable (the outcome on alerts now fully read is
+ * shown by their rewrite jobs). A
  * repeated run adds nothing (every event is deduplicated), so the queue's retries are safe.
  */
 import type { Logger } from "pino";
@@ -32,8 +33,8 @@ export function workReprocess(
         },
         "reprocessed unreadable supplier deliveries",
       );
+      // The alerts it closed are rewritten by the jobs enqueued with their resolution.
       for (const item of result.opened) await postOpenedAlert(deps, item);
-      for (const item of result.resolved) await deps.alerts.showOutcome(item);
     },
     { concurrency: 1 },
   );

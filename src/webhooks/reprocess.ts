@@ -11,9 +11,10 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Jobs } from "../jobs/jobs.ts";
+import { resolveAndShow } from "../orders/operations/resolve.ts";
 import type { AttentionItem } from "../orders/operations/types.ts";
 import type { Store } from "../store/db.ts";
-import { findOpenAttention, openAttention, resolveAttention } from "../store/repositories/attention.ts";
+import { findOpenAttentionForUpdate, openAttention } from "../store/repositories/attention.ts";
 import {
   listOpenUnreadable,
   markUnreadableAgain,
@@ -41,8 +42,10 @@ export interface ReprocessRequest {
   since?: Date;
   /** Only deliveries of this shape (a narrower run; an alert's Reprocess reads them all, see reprocess-job.ts). */
   shapeKey?: string;
-  /** Who asked: an admin's Slack user id, or the command line. */
+  /** Who asked: an admin's Slack user id, or COMMAND_LINE (src/orders/operations/resolve.ts). */
   by: string;
+  /** From the command line: the command (shown on the alerts it closes). */
+  via?: string;
   /** Most deliveries looked at in one run (default 10,000; run again for more). */
   limit?: number;
 }
@@ -54,7 +57,7 @@ export interface ReprocessResult {
   /** Read, but already stored as events (redelivered and read meanwhile). */
   duplicates: number;
   stillUnreadable: number;
-  /** Items whose every delivery is now read: resolved as reprocessed. */
+  /** Items whose every delivery is now read: resolved as reprocessed (their alerts' rewrites enqueued). */
   resolved: AttentionItem[];
   /** Items opened for deliveries still unreadable whose earlier item had been closed (to be alerted). */
   opened: AttentionItem[];
@@ -141,12 +144,16 @@ export async function reprocessUnreadable(
     const summary = summaries.get(shapeKey);
     const item = await deps.store.transaction(async (tx) => {
       if (!summary || summary.open === 0) {
-        const open = await findOpenAttention(tx, "unreadable_events", shapeKey);
+        const open = await findOpenAttentionForUpdate(tx, "unreadable_events", shapeKey);
         if (!open) return null;
-        const done = await resolveAttention(tx, open.id, {
+        // The alert's rewrite is a job of this transaction (the command line shows nothing in Slack itself).
+        const done = await resolveAndShow(deps.jobs, tx, open.id, {
           resolution: "reprocessed",
           by: request.by,
-          detail: { events: rows.filter((r) => r.shapeKey === shapeKey).length },
+          detail: {
+            events: rows.filter((r) => r.shapeKey === shapeKey).length,
+            ...(request.via && { via: request.via }),
+          },
         });
         if (done) resolved.push(done);
         return null;

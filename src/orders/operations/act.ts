@@ -10,11 +10,7 @@ import { jobId } from "../../jobs/ids.ts";
 import type { Jobs } from "../../jobs/jobs.ts";
 import { QUEUES } from "../../jobs/queues.ts";
 import type { Queryable, Store } from "../../store/db.ts";
-import {
-  getAttentionForUpdate,
-  ignoreSummarized,
-  resolveAttention,
-} from "../../store/repositories/attention.ts";
+import { getAttentionForUpdate, ignoreSummarized } from "../../store/repositories/attention.ts";
 import { attachOrphans } from "../../store/repositories/events.ts";
 import { clearPostErrors, requeueFailedOrder } from "../../store/repositories/operator-actions.ts";
 import { findOrderIdByCorrelationId, insertOrderAlias } from "../../store/repositories/order-aliases.ts";
@@ -27,10 +23,11 @@ import type { ClickDeadline } from "../click-deadline.ts";
 import { isRejected } from "../model/order.ts";
 import type { PlaceOrderJobData } from "../submit.ts";
 import { enqueuePostUpdate } from "../updates/enqueue.ts";
-import { enqueueAlertRewrite } from "./outcome-job.ts";
+import { resolveAndShow } from "./resolve.ts";
 import {
   ACTIONS_OF,
   type ActionOutcome,
+  type AttachedCorrelation,
   type AttentionItem,
   type OperatorAction,
   RESOLUTION_OF,
@@ -71,14 +68,13 @@ export async function runOperatorAction(deps: OperatorDeps, request: ActionReque
     if (item.resolvedAt !== null) return { kind: "already", item };
     const effect = await apply(deps, tx, item, request);
     if (effect.kind === "invalid") return effect;
-    const resolved = await resolveAttention(tx, item.id, {
+    const resolved = await resolveAndShow(deps.jobs, tx, item.id, {
       resolution: effect.kind === "obsolete" ? "obsolete" : RESOLUTION_OF[request.action],
       by: request.by,
       detail: effect.kind === "obsolete" ? { reason: effect.reason } : effect.detail,
     });
     // The row is locked: nobody can have resolved it since it was read.
     if (!resolved) throw new Error(`attention item ${item.id} was resolved while locked`);
-    await enqueueAlertRewrite(deps.jobs, tx, resolved);
     request.deadline?.commit();
     return effect.kind === "obsolete"
       ? { kind: "obsolete", item: resolved, reason: effect.reason }
@@ -211,6 +207,8 @@ async function attach(
   if (first === undefined) {
     return { kind: "obsolete", reason: "the events were attached to an order meanwhile" };
   }
+  // What the attach did with the correlation id, kept on the item: a Detach undoes exactly that (./detach.ts).
+  let correlation: AttachedCorrelation = "already";
   if (owner === null) {
     // Not yet this order's: record it, so that later events are matched to the order at ingest. The order
     // takes it as its own only while it has none (a placement recorded meanwhile keeps its own).
@@ -219,6 +217,7 @@ async function attach(
     if (!adopted) {
       await insertOrderAlias(tx, { correlationId, orderId: order.id, attentionId: item.id, by: request.by });
     }
+    correlation = adopted ? "own" : "alias";
   }
   await enqueuePostUpdate(
     deps.jobs,
@@ -231,6 +230,11 @@ async function attach(
   );
   return {
     kind: "done",
-    detail: { orderId: order.id, externalDocumentNumber: order.externalDocumentNumber, events: ids.length },
+    detail: {
+      orderId: order.id,
+      externalDocumentNumber: order.externalDocumentNumber,
+      events: ids.length,
+      correlation,
+    },
   };
 }

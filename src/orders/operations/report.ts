@@ -24,6 +24,11 @@ export interface AttentionAlerts {
   post(item: AttentionItem): Promise<{ channelId: string; ts: string }>;
   /** Rewrites the alert to show the item's outcome (who, what, when) in place of the actions. */
   showOutcome(item: AttentionItem): Promise<void>;
+  /**
+   * Says in the order's thread that replies posted there were detached from it (the item's Detach); returns the
+   * note's ts.
+   */
+  noteDetached(thread: { channelId: string; threadTs: string }, item: AttentionItem): Promise<string>;
 }
 
 export interface AttentionReporterDeps {

@@ -97,6 +97,10 @@ export interface AttentionItem {
   resolutionDetail: Record<string, unknown> | null;
   /** The orphan summary this item is part of: it has no alert of its own (null for every other item). */
   summarizedIn: string | null;
+  /** An attach undone by an admin's Detach (./detach.ts): who, when, and `{ events, posted, reopenedItemId }`. */
+  detachedBy: string | null;
+  detachedAt: Date | null;
+  detachDetail: Record<string, unknown> | null;
 }
 
 export function subjectKey(subject: AttentionSubject): { kind: AttentionKind; subject: string } {
@@ -111,6 +115,12 @@ export function subjectKey(subject: AttentionSubject): { kind: AttentionKind; su
       return { kind: subject.kind, subject: subject.orderId };
   }
 }
+
+/**
+ * What an attach did with the orphans' correlation id (recorded in the item's resolution detail): made it the
+ * order's own (it had none), recorded it as an alias (`order_aliases`), or found it the order's already.
+ */
+export type AttachedCorrelation = "own" | "alias" | "already";
 
 /** What an action came to; `item` is the item as it is now (resolved unless refused or invalid). */
 export type ActionOutcome =
@@ -132,4 +142,14 @@ export type ActionOutcome =
 export interface AttentionList {
   items: AttentionItem[];
   counts: Record<AttentionKind, number>;
+}
+
+/** Whether the item's alert offers Detach: an attach that is not undone and that linked a correlation id. */
+export function offersDetach(item: AttentionItem): boolean {
+  return (
+    item.kind === "orphan_events" &&
+    item.resolution === "attached" &&
+    item.detachedAt === null &&
+    item.resolutionDetail?.correlation !== "already"
+  );
 }

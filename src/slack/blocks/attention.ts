@@ -3,12 +3,13 @@
  * attention item's id: the listener looks the item up and checks the clicker again.
  */
 import type { types } from "@slack/bolt";
-import { COMMAND_LINE } from "../../orders/operations/retried-elsewhere.ts";
-import type {
-  ActionOutcome,
-  AttentionItem,
-  AttentionList,
-  Resolution,
+import { COMMAND_LINE } from "../../orders/operations/resolve.ts";
+import {
+  type ActionOutcome,
+  type AttentionItem,
+  type AttentionList,
+  offersDetach,
+  type Resolution,
 } from "../../orders/operations/types.ts";
 import { renderAdminAlert } from "../notifier.ts";
 import { ACTION, BLOCK, CALLBACK } from "./ids.ts";
@@ -40,12 +41,15 @@ const DONE: Record<Resolution, string> = {
   reprocessed: "Reprocessed",
 };
 
-function actionsBlock(item: AttentionItem): KnownBlock {
+/** Undoes an attach; admins only, like every button here (checked on the server). */
+const DETACH = [{ id: ACTION.detachOrphans, label: "Detach" }];
+
+function actionsBlock(item: AttentionItem, buttons = BUTTONS[item.kind]): KnownBlock {
   return {
     type: "actions",
     // One per item: block ids are unique within a message or view (App Home lists several).
     block_id: `${BLOCK.attentionActions}:${item.id}`,
-    elements: BUTTONS[item.kind].map((b) => ({
+    elements: buttons.map((b) => ({
       type: "button" as const,
       action_id: b.id,
       text: plain(b.label, 75),
@@ -53,6 +57,12 @@ function actionsBlock(item: AttentionItem): KnownBlock {
       ...(b.primary ? { style: "primary" as const } : {}),
     })),
   };
+}
+
+/** The command that resolved an item from the command line, as recorded (one of ours, else left out). */
+function commandOf(detail: Record<string, unknown>): string {
+  const via = detail.via;
+  return typeof via === "string" && /^order-desk [a-z ]{1,40}$/.test(via) ? ` (\`${via}\`)` : "";
 }
 
 /** "Retried by @X on <date>", with what came of it (the order an event group joined, why it was closed). */
@@ -69,11 +79,35 @@ export function outcomeLine(item: AttentionItem): string {
           : "";
   const by =
     item.resolvedBy === COMMAND_LINE
-      ? "an admin from the command line (`order-desk jobs retry`)"
-      : item.resolvedBy && /^[UW][A-Z0-9]{2,}$/.test(item.resolvedBy)
-        ? `<@${item.resolvedBy}>`
-        : "someone";
-  return `:white_check_mark: ${DONE[item.resolution]}${extra} by ${by} on ${slackDate(item.resolvedAt)}`;
+      ? `an admin from the command line${commandOf(detail)}`
+      : who(item.resolvedBy);
+  const done = `${DONE[item.resolution]}${extra} by ${by} on ${slackDate(item.resolvedAt)}`;
+  if (!item.detachedAt) return `:white_check_mark: ${done}`;
+  return `:leftwards_arrow_with_hook: ${done}; detached by ${who(item.detachedBy)} on ${slackDate(item.detachedAt)}${detachedWhat(item)}`;
+}
+
+function who(userId: string | null): string {
+  return userId && /^[UW][A-Z0-9]{2,}$/.test(userId) ? `<@${userId}>` : "someone";
+}
+
+/** What the Detach left: the updates orphans again (a new alert), or none. */
+function detachedWhat(item: AttentionItem): string {
+  const events = Number(item.detachDetail?.events ?? 0);
+  if (!(events > 0)) return " (no update had to leave the order)";
+  return ` (${events} update${events === 1 ? " is an orphan" : "s are orphans"} again: see the new alert)`;
+}
+
+/** The note in the order's thread after a Detach: the replies above from that correlation id are not its own. */
+export function detachedNote(item: AttentionItem): string {
+  const posted = Number(item.detachDetail?.posted ?? 0);
+  const n = `${posted} supplier update${posted === 1 ? "" : "s"}`;
+  return truncate(
+    `:leftwards_arrow_with_hook: ${n} posted in this thread for correlation id ${esc(item.subject)} ` +
+      `${posted === 1 ? "was" : "were"} attached to this order by mistake and detached by ${who(item.detachedBy)}` +
+      `${item.detachedAt ? ` on ${slackDate(item.detachedAt)}` : ""}: ${posted === 1 ? "it is" : "they are"} ` +
+      "not this order's. Later updates of that correlation id no longer come here.",
+    3000,
+  );
 }
 
 /** The alert as posted (with its buttons while open) and as rewritten once resolved (with who, what, when). */
@@ -83,7 +117,11 @@ export function attentionAlertMessage(item: AttentionItem): { text: string; bloc
   const outcome = outcomeLine(item);
   return {
     text: truncate(`${alert.text}\n${outcome}`, 3000),
-    blocks: [...alert.blocks, { type: "context", elements: [mrkdwn(outcome)] }],
+    blocks: [
+      ...alert.blocks,
+      { type: "context", elements: [mrkdwn(outcome)] },
+      ...(offersDetach(item) ? [actionsBlock(item, DETACH)] : []),
+    ],
   };
 }
 
@@ -109,7 +147,9 @@ function doneNext(item: AttentionItem): string {
     case "reposted":
       return " Its updates are being posted, oldest first.";
     case "attached":
-      return " Its waiting updates are being posted in the order's thread.";
+      return item.detachedAt
+        ? " The order's updates of that correlation id are orphans again, with a new alert (Attach to order…, Ignore); a note in its thread says so where replies had been posted."
+        : " Its waiting updates are being posted in the order's thread; Detach on the alert undoes it.";
     case "reprocessed":
       return " Every unreadable delivery is being read again with the mapping in force; each one that can now be read is posted once in its order's thread, in the order they happened, and what still cannot be read gets a new alert.";
     default:

@@ -37,6 +37,8 @@ export const ACTION = {
   reprocessEvents: "attention_reprocess_events",
   /** App Home's "See all" under "Needs attention": every open item in a modal. */
   attentionSeeAll: "attention_see_all",
+  /** On an orphan alert resolved as attached: undo the attach. */
+  detachOrphans: "attention_detach_orphans",
   /** Plain value inputs: the action id is the block id. */
   value: "value",
 } as const;

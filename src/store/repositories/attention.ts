@@ -26,6 +26,9 @@ export function mapAttention(row: Row): AttentionItem {
     resolvedAt: row.resolved_at,
     resolutionDetail: row.resolution_detail,
     summarizedIn: row.summarized_in ?? null,
+    detachedBy: row.detached_by ?? null,
+    detachedAt: row.detached_at ?? null,
+    detachDetail: row.detach_detail ?? null,
   };
 }
 
@@ -254,4 +257,57 @@ export async function claimUnsentAlerts(
     [options.openedBefore, options.reclaimAfterMs, options.limit],
   );
   return rows.map(mapAttention);
+}
+
+/** Records that the attach resolving the item was undone; null when it was already (the row is locked first). */
+export function markDetached(
+  q: Queryable,
+  id: string,
+  detach: { by: string; detail: Record<string, unknown> },
+): Promise<AttentionItem | null> {
+  return one(
+    q,
+    `UPDATE attention_items SET detached_by = $2, detached_at = now(), detach_detail = $3
+     WHERE id = $1 AND resolution = 'attached' AND detached_at IS NULL RETURNING *`,
+    [id, detach.by, JSON.stringify(detach.detail)],
+  );
+}
+
+/** Adds to what the detach recorded (the threaded note's ts, once it is posted). */
+export function addDetachDetail(
+  q: Queryable,
+  id: string,
+  detail: Record<string, unknown>,
+): Promise<AttentionItem | null> {
+  return one(
+    q,
+    "UPDATE attention_items SET detach_detail = detach_detail || $2::jsonb WHERE id = $1 RETURNING *",
+    [id, JSON.stringify(detail)],
+  );
+}
+
+/**
+ * Claims one open item whose alert has not gone out, unless someone claimed it in the last `reclaimAfterMs`
+ * (the periodic pass over unsent alerts, another replica): the caller posts it. Null when it is not to be posted.
+ */
+export function claimUnsentAlert(
+  q: Queryable,
+  id: string,
+  reclaimAfterMs: number,
+): Promise<AttentionItem | null> {
+  return one(
+    q,
+    `UPDATE attention_items SET alert_claimed_at = now()
+     WHERE id = $1 AND alert_ts IS NULL AND resolved_at IS NULL
+       AND (alert_claimed_at IS NULL OR alert_claimed_at < now() - make_interval(secs => $2::double precision / 1000))
+     RETURNING *`,
+    [id, reclaimAfterMs],
+  );
+}
+
+/** Gives a claim back (the post failed): the next try need not wait for the claim to age. */
+export async function releaseAlertClaim(q: Queryable, id: string): Promise<void> {
+  await q.query("UPDATE attention_items SET alert_claimed_at = NULL WHERE id = $1 AND alert_ts IS NULL", [
+    id,
+  ]);
 }

@@ -169,6 +169,36 @@ export async function attachOrphans(q: Queryable, correlationId: string, orderId
 }
 
 /**
+ * Undoes an attach: the order's events of `correlationId` are orphans again (reported: a new alert is opened for
+ * them by the caller), with their posting forgotten, so an attach to the right order posts them in its thread.
+ * Events that name the order's document number themselves (`edn:<number>` keys, or `externalDocumentNumber` in
+ * the event) stay: the order would have had them anyway. Returns the ids made orphans, oldest first, and how
+ * many of them had been posted in the order's thread.
+ */
+export async function detachEvents(
+  q: Queryable,
+  link: { correlationId: string; orderId: string; externalDocumentNumber: string },
+): Promise<{ ids: string[]; posted: number }> {
+  const { rows } = await q.query<{ id: string; was_posted: boolean }>(
+    `WITH target AS (
+       SELECT id, reply_ts IS NOT NULL AS was_posted FROM supplier_events
+       WHERE correlation_id = $1 AND order_id = $2
+         AND correlation_id <> 'edn:' || $3
+         AND (payload->>'externalDocumentNumber') IS DISTINCT FROM $3
+       FOR UPDATE
+     ), detached AS (
+       UPDATE supplier_events e SET order_id = NULL, posted_at = NULL, post_attempted_at = NULL, reply_ts = NULL,
+         reply_milestone = NULL, post_error = NULL, orphan_reported_at = now()
+       FROM target t WHERE e.id = t.id
+       RETURNING e.id, e.occurred_at, t.was_posted
+     )
+     SELECT id, was_posted FROM detached ORDER BY occurred_at, id`,
+    [link.correlationId, link.orderId, link.externalDocumentNumber],
+  );
+  return { ids: rows.map((r) => r.id), posted: rows.filter((r) => r.was_posted).length };
+}
+
+/**
  * `attachOrphans` for every correlation id of the order (its own, and those attached to it that are no other
  * order's own), in one statement; returns how many were linked.
  */

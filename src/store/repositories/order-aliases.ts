@@ -56,3 +56,25 @@ export async function listOrderAliases(q: Queryable, orderId: string): Promise<s
   );
   return rows.map((r) => r.correlation_id);
 }
+
+/**
+ * Undoes what an attach (the orphan alert `attentionId`) recorded for `correlationId`: its alias row, or, when the
+ * attach made it the order's own (the order had none), the order's correlation id, back to null. Returns which
+ * it undid, or null when neither is there any more.
+ */
+export async function forgetAttachedCorrelation(
+  q: Queryable,
+  link: { correlationId: string; orderId: string; attentionId: string; madeOwn: boolean },
+): Promise<"alias" | "own" | null> {
+  const alias = await q.query(
+    "DELETE FROM order_aliases WHERE correlation_id = $1 AND order_id = $2 AND attention_id = $3",
+    [link.correlationId, link.orderId, link.attentionId],
+  );
+  if ((alias.rowCount ?? 0) > 0) return "alias";
+  if (!link.madeOwn) return null;
+  const own = await q.query(
+    "UPDATE orders SET correlation_id = NULL, updated_at = now() WHERE id = $1 AND correlation_id = $2",
+    [link.orderId, link.correlationId],
+  );
+  return (own.rowCount ?? 0) > 0 ? "own" : null;
+}

@@ -6,6 +6,7 @@ import { addBundle } from "./add-bundle.ts";
 import { addLine } from "./add-line.ts";
 import { approveOrder } from "./approve-order.ts";
 import { attentionAttachOrphans } from "./attention-attach-orphans.ts";
+import { attentionDetachOrphans } from "./attention-detach-orphans.ts";
 import { attentionIgnoreOrphans } from "./attention-ignore-orphans.ts";
 import { attentionMarkHandled } from "./attention-mark-handled.ts";
 import { attentionReprocessEvents } from "./attention-reprocess-events.ts";
@@ -40,6 +41,7 @@ export function register(app: App, ctx: SlackContext): void {
     [ACTION.ignoreOrphans, attentionIgnoreOrphans(ctx) as ActionHandler],
     [ACTION.reprocessEvents, attentionReprocessEvents(ctx) as ActionHandler],
     [ACTION.attentionSeeAll, attentionSeeAll(ctx) as ActionHandler],
+    [ACTION.detachOrphans, attentionDetachOrphans(ctx) as ActionHandler],
   ]);
   app.action<BlockAction>(
     { action_id: anyOf(handlers.keys()) },
