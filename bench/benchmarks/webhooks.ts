@@ -111,6 +111,11 @@ function mappingRowsFrom(prefix: string, result: Comparison): Record<string, Mea
   const note = `${CONNECTIONS} connections, status changes and shipping updates alternating, every answer 200 expected; ${describeLoad("alt mapping + hmac-sha256", result.ours)}; ${describeLoad("defaults", result.baseline)}${oddNote}`;
   return {
     [`${prefix}-mapped-rate`]: { ours: result.ours.rate, baseline: result.baseline.rate, note, failed },
+    [`${prefix}-mapped-cpu`]: {
+      ours: result.cpuMsPerRequest.ours,
+      baseline: result.cpuMsPerRequest.baseline,
+      failed,
+    },
     [`${prefix}-mapped-p99`]: {
       ours: result.ours.latency.p99,
       baseline: result.baseline.latency.p99,
@@ -188,6 +193,13 @@ export const benchmark: Benchmark = {
           bounds: [{ on: "ratio" as const, op: ">=" as const, value: 0.9 }],
         },
         {
+          id: `${store}-mapped-cpu`,
+          metric: `receiver CPU per event, non-default mapping + hmac-sha256 (${name}${store === "pg" ? "; the server's own work not included" : ""})`,
+          unit: "ms",
+          baselineLabel: DEFAULTS,
+          bounds: [],
+        },
+        {
           id: `${store}-mapped-p99`,
           metric: `ingest latency p99, non-default mapping + hmac-sha256 (${name})`,
           unit: "ms",
@@ -225,7 +237,7 @@ export const benchmark: Benchmark = {
     }
     if (ctx.databaseUrl === null) {
       const skipped = "needs PostgreSQL: pass --database-url or set DATABASE_URL";
-      for (const id of ["pg-rate", "pg-p50", "pg-p99", "pg-mapped-rate", "pg-mapped-p99"]) {
+      for (const id of ["pg-rate", "pg-p50", "pg-p99", "pg-mapped-rate", "pg-mapped-cpu", "pg-mapped-p99"]) {
         results[id] = { ours: null, baseline: null, skipped };
       }
       return results;
