@@ -283,6 +283,46 @@ describe.each(TEST_BACKENDS)("signatures under attack (%s)", (backend) => {
       expect((await post(a)).status).toBe(200);
     });
 
+    // Several signatures in the header are a rotation; past 16 they are an attempt to make us compute.
+    if (scheme.signing.scheme === "hmac-sha256")
+      it("accepts the genuine signature among 16 candidates and refuses a header of 17, storing nothing; keeps a long delivery id cut short", async () => {
+        const signing = scheme.signing as Extract<WebhookSigning, { scheme: "hmac-sha256" }>;
+        const separator = signing.prefix?.includes(",") ? " " : ", ";
+        const decoys = (n: number) =>
+          Array.from({ length: n }, (_, i) =>
+            scheme.encode(createHmac("sha256", `decoy-secret-${i}`).update("x").digest()),
+          );
+        const withCandidates = (n: number): Delivery & { id: string } => {
+          const real = genuine();
+          const header = Object.keys(real.headers).find(
+            (name) => name.toLowerCase() === signing.signatureHeader.toLowerCase(),
+          ) as string;
+          return {
+            ...real,
+            headers: { ...real.headers, [header]: [...decoys(n - 1), real.headers[header]].join(separator) },
+          };
+        };
+        await refused([{ name: "17 candidates", delivery: withCandidates(17) }], 401, "bad_signature");
+        const sixteen = withCandidates(16);
+        expect((await post(sixteen)).status).toBe(200);
+
+        if (signing.idHeader === undefined) return;
+        const long = genuine();
+        const idHeader = Object.keys(long.headers).find(
+          (name) => name.toLowerCase() === signing.idHeader?.toLowerCase(),
+        ) as string;
+        const { status } = await post({
+          ...long,
+          headers: { ...long.headers, [idHeader]: `dlv_${"9".repeat(8_000)}` },
+        });
+        expect(status).toBe(200);
+        const { rows } = await store.query<{ delivery: { deliveryId?: string } }>(
+          "SELECT delivery FROM supplier_events WHERE id = $1",
+          [long.id],
+        );
+        expect(rows[0]?.delivery.deliveryId?.length ?? 0).toBeLessThan(300);
+      });
+
     it("refuses an unsigned delivery, or one without its signature header, with 401 before reading it, storing nothing", async () => {
       const real = genuine();
       const signatureHeader =
