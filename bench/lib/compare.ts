@@ -3,7 +3,7 @@
  * alternating rounds by autocannon in a third process with the same scenario.
  */
 import type { LoadResult } from "../workers/load.ts";
-import { type ChildOptions, type ServerHandle, waitForQuiet } from "./child.ts";
+import { type ChildOptions, cpuTicksOfPid, type ServerHandle, waitForQuiet } from "./child.ts";
 import { alternate, type Combined, combineLoad } from "./rounds.ts";
 import type { BenchContext } from "./types.ts";
 
@@ -32,6 +32,11 @@ export interface Comparison {
   oursRssUnderLoadMb: number;
   /** Rounds that started while a server was still busy with earlier work (see waitForQuiet). */
   busyRounds: number;
+  /**
+   * CPU time each server's process used per request it answered, warm-ups included, in ms (NaN without /proc).
+   * It moves far less with a shared machine than rates do. A PostgreSQL server's own work is not in it.
+   */
+  cpuMsPerRequest: { ours: number; baseline: number };
 }
 
 /**
@@ -61,6 +66,7 @@ export async function compareServers(
     let busyRounds = 0;
     const rounds = load.rounds ?? ctx.durations.rounds;
     const done = { ours: 0, baseline: 0 };
+    const cpu = { ours: { ticks: 0, answered: 0 }, baseline: { ticks: 0, answered: 0 } };
     const round = (server: ServerHandle, label: "ours" | "baseline") => async (): Promise<LoadResult> => {
       if (!(await waitForQuiet([baseline.pid, oursServer.pid]))) busyRounds += 1;
       done[label] += 1;
@@ -69,12 +75,15 @@ export async function compareServers(
         if (server === oursServer) rss = Math.max(Number.isNaN(rss) ? 0 : rss, server.rssMb());
       }, 250);
       try {
+        const ticksBefore = cpuTicksOfPid(server.pid);
         const result = await ctx.runLoad({
           url: new URL(load.path ?? "/", server.url).toString(),
           connections: load.connections,
           scenario: load.scenario,
           options: load.options(server),
         });
+        cpu[label].ticks += cpuTicksOfPid(server.pid) - ticksBefore;
+        cpu[label].answered += (result.warmupAnswered ?? 0) + result.ok + result.non2xx;
         ctx.log(`  ${name}: ${describeRound(result)}`);
         return result;
       } finally {
@@ -88,6 +97,11 @@ export async function compareServers(
       baseline: combineLoad(results.baseline),
       oursRssUnderLoadMb: rss,
       busyRounds,
+      // 100 clock ticks a second on Linux.
+      cpuMsPerRequest: {
+        ours: (cpu.ours.ticks * 10) / cpu.ours.answered,
+        baseline: (cpu.baseline.ticks * 10) / cpu.baseline.answered,
+      },
     };
   } finally {
     await ours?.stop();

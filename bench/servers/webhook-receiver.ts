@@ -4,23 +4,35 @@
  * started on its own for load tests (`npm run bench` spawns it; see docs/webhooks.md, Benchmark).
  *
  *   node --import tsx bench/servers/webhook-receiver.ts '{"secret":"whsec_…","dataDir":"/tmp/x"}'
+ *   node --import tsx bench/servers/webhook-receiver.ts '{"secret":"<hmac key>","supplierEvents":"examples/supplier-events.alt.yml"}'
  *
+ * With `supplierEvents`, the receiver signs and maps as that file says (the block of the customer file's
+ * `supplierEvents`, validated by the same schema as at start-up); without it, our own format and Standard Webhooks.
  * Configuration: one JSON argument (the bench harness protocol). Prints one line
- * `BENCH_READY {"url":…,"path":"/webhooks/supplier","correlationIds":[…]}` once it listens; the correlation ids
+ * `BENCH_READY {"url":…,"path":"/webhooks/supplier","correlationIds":[…],"scheme":…}` once it listens; the correlation ids
  * are orders it seeded, so events for them take the full path (order found, posting enqueued). No worker runs:
  * this measures ingest, and the queued jobs stay queued. SIGTERM/SIGINT close it.
  */
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { pino } from "pino";
+import { parse } from "yaml";
+import { type SupplierEvents, supplierEventsSchema } from "../../src/config/supplier-events.ts";
 import { startHttpServer } from "../../src/http/server.ts";
 import { createJobs } from "../../src/jobs/index.ts";
 import { openStore } from "../../src/store/db.ts";
 import { insertOrder, markPlaced } from "../../src/store/repositories/orders.ts";
+import { compileEventMapping } from "../../src/supplier/event-mapping.ts";
 import type { CreateOrderRequest } from "../../src/supplier/schema.ts";
 import { WEBHOOK_PATH, webhookRoute } from "../../src/webhooks/receiver.ts";
 
 export interface WebhookBenchConfig {
   secret: string;
+  /**
+   * A YAML or JSON file holding a `supplierEvents` block (its keys, e.g. examples/supplier-events.alt.yml): how
+   * deliveries are signed and mapped. Absent: the defaults (Standard Webhooks, our own format).
+   */
+  supplierEvents?: string;
   /** PostgreSQL URL, or absent for PGlite in `dataDir` (default in memory). */
   databaseUrl?: string;
   dataDir?: string;
@@ -37,6 +49,10 @@ const raw = process.argv[2];
 if (raw === undefined) throw new Error("usage: webhook-receiver.ts '<json config>' (see the file's header)");
 const config = JSON.parse(raw) as WebhookBenchConfig;
 const logger = pino({ level: "warn" });
+const supplierEvents: SupplierEvents | undefined =
+  config.supplierEvents === undefined
+    ? undefined
+    : supplierEventsSchema.parse(parse(readFileSync(config.supplierEvents, "utf8")));
 
 const store = await openStore({
   ...(config.databaseUrl
@@ -72,13 +88,23 @@ const http = await startHttpServer({
       store,
       jobs,
       getSecrets: () => [config.secret],
+      ...(supplierEvents && {
+        signing: supplierEvents.signing,
+        mapper: compileEventMapping(supplierEvents.mapping),
+      }),
       settleMs: config.settleMs ?? 1000,
       logger,
     }),
   ],
 });
 process.stdout.write(
-  `BENCH_READY ${JSON.stringify({ url: http.url, path: WEBHOOK_PATH, correlationIds, backend: store.kind })}\n`,
+  `BENCH_READY ${JSON.stringify({
+    url: http.url,
+    path: WEBHOOK_PATH,
+    correlationIds,
+    backend: store.kind,
+    scheme: supplierEvents?.signing.scheme ?? "standard-webhooks",
+  })}\n`,
 );
 
 let closing = false;

@@ -35,6 +35,8 @@ export interface LoadResult {
   timeouts: number;
   statusCodes: Record<string, number>;
   durationSeconds: number;
+  /** Answers (any status) during the warm-up before the measured run: with `ok + non2xx`, what the server served. */
+  warmupAnswered?: number;
 }
 
 /** What a scenario module exports by default. */
@@ -85,5 +87,6 @@ const module = (await import(pathToFileURL(resolve("bench/scenarios", `${config.
   default: Scenario;
 };
 const requests = await module.default(config.options);
-if (config.warmupSeconds > 0) await measure(config, requests, config.warmupSeconds);
-await reportResult(await measure(config, requests, config.durationSeconds));
+const warmup = config.warmupSeconds > 0 ? await measure(config, requests, config.warmupSeconds) : undefined;
+const measured = await measure(config, requests, config.durationSeconds);
+await reportResult({ ...measured, warmupAnswered: warmup ? warmup.ok + warmup.non2xx : 0 });
