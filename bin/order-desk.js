@@ -13,7 +13,7 @@ const [major, minor] = process.versions.node.split(".").map(Number);
 if (major < 22 || (major === 22 && minor < 19)) {
   console.error(
     `order-desk: needs Node.js 22.19 or newer (24 LTS recommended); this is ${process.version}. ` +
-      "Install Node 24, or in a checkout run it through npm (`npx order-desk …`), which uses the Node 24 of " +
+      "Install Node 24, or in a checkout run it through npm (`npm start`, `npm run …`), which uses the Node 24 of " +
       "node_modules/.bin. See docs/node-versions.md.",
   );
   process.exit(1);
