@@ -34,6 +34,7 @@ import { checkOrphanEvents } from "./checks/orphans.ts";
 import { checkApiKeyReadable, checkKeyExpiry } from "./checks/secrets.ts";
 import { checkSlackAuth, checkSlackSocket } from "./checks/slack.ts";
 import { checkKeyEnvironment, checkSupplierReachable } from "./checks/supplier.ts";
+import { checkUnreadableEvents } from "./checks/unreadable.ts";
 import { checkWebhookSecrets } from "./checks/webhooks.ts";
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
@@ -55,7 +56,7 @@ export interface DoctorOptions {
  * Runs the checks and returns one result per line, in this order: config, customer-config, slack, slack-socket
  * (Socket Mode only), supplier,
  * api-key, api-key-environment, api-key-expiry (again as `api-key[<secret id>]`… for each profile's own
- * secret), webhook-secrets, database, failed-jobs, orphan-events. With an invalid configuration only the
+ * secret), webhook-secrets, database, failed-jobs, orphan-events, unreadable-events. With an invalid configuration only the
  * first two run.
  */
 export async function runDoctorChecks(
@@ -221,7 +222,7 @@ export async function runDoctorChecks(
           ? notChecked("no database")
           : null;
     const store = skipped ? null : held.store;
-    const [failedJobs, orphans] = await Promise.all([
+    const [failedJobs, orphans, unreadable] = await Promise.all([
       store
         ? runCheck("failed-jobs", timeoutMs, () => checkFailedJobs(store))
         : { name: "failed-jobs", ...(skipped as CheckOutcome) },
@@ -230,8 +231,11 @@ export async function runDoctorChecks(
             checkOrphanEvents(store, { orphanAfterMs: cfg.webhooks.orphanAfterMs, now: now() }),
           )
         : { name: "orphan-events", ...(skipped as CheckOutcome) },
+      store
+        ? runCheck("unreadable-events", timeoutMs, () => checkUnreadableEvents(store))
+        : { name: "unreadable-events", ...(skipped as CheckOutcome) },
     ]);
-    results.push(failedJobs, orphans);
+    results.push(failedJobs, orphans, unreadable);
   } finally {
     held.secretsClient?.destroy();
     if (!options.store && held.store) await held.store.close().catch(() => {});

@@ -11,6 +11,7 @@ import type { CheckResult } from "../../src/ops/check.ts";
 import type { DoctorOptions } from "../../src/ops/doctor.ts";
 import { openStore, type Store } from "../../src/store/db.ts";
 import * as events from "../../src/store/repositories/events.ts";
+import { insertUnreadable } from "../../src/store/repositories/unreadable.ts";
 import { VERSION } from "../../src/version.ts";
 import { type FakeSecretsManager, startFakeSecretsManager } from "../../tools/fake-secrets-manager.ts";
 import { type FakeSlack, startFakeSlack } from "../../tools/fake-slack/index.ts";
@@ -171,6 +172,7 @@ describe("order-desk doctor against a healthy set-up", () => {
       database: "ok",
       "failed-jobs": "ok",
       "orphan-events": "ok",
+      "unreadable-events": "ok",
     });
     expect(code).toBe(0);
     expect(results.get("slack")?.detail).toContain("T0");
@@ -215,15 +217,15 @@ describe("order-desk doctor against a healthy set-up", () => {
     expect(code).toBe(0);
     const [version, ...lines] = out.trimEnd().split("\n");
     expect(version).toBe(`order-desk ${VERSION} (Node.js ${process.version})`);
-    expect(lines).toHaveLength(13);
+    expect(lines).toHaveLength(14);
     // Details start in one column: status (4) and the longest name (api-key-environment, 19), two spaces apart.
     const column = 4 + 2 + "api-key-environment".length + 2;
-    for (const line of lines.slice(0, 12)) {
+    for (const line of lines.slice(0, 13)) {
       expect(line.slice(0, column)).toMatch(/^(ok|note|warn|fail) +[a-z-]+ {2,}$/);
       expect(line[column]).not.toBe(" ");
     }
     expect(lines[0]).toMatch(/^ok {4}config {15}valid \(test; Slack socket mode/);
-    expect(lines[12]).toBe("12 checks: 12 ok, 0 warn, 0 fail");
+    expect(lines[13]).toBe("13 checks: 13 ok, 0 warn, 0 fail");
   });
 });
 
@@ -505,7 +507,7 @@ describe("order-desk doctor against broken set-ups", () => {
 });
 
 describe("order-desk doctor on work left in the database", () => {
-  it("warns with the number of failed jobs and orphan events, and still exits 0", async () => {
+  it("warns with the number of failed jobs, orphan events and unreadable deliveries, and still exits 0", async () => {
     const own = await openTestStore();
     const jobs = createJobs({ store: own, pollIntervalMs: 50 });
     try {
@@ -530,6 +532,15 @@ describe("order-desk doctor on work left in the database", () => {
         occurredAt: new Date(),
         payload: { id: "evt_orphan_1" },
       });
+      await insertUnreadable(own, {
+        id: "sha256:00",
+        delivery: { scheme: "standard-webhooks" },
+        body: Buffer.from('{"eventType":"X"}'),
+        reason: "no value at `id` (supplierEvents.fields.id): every event needs an id",
+        field: "supplierEvents.fields.id",
+        shapeKey: "shape1",
+        shape: { fields: [{ path: "eventType", type: "string" }], more: 0 },
+      });
       // Received an hour ago: far past ORPHAN_AFTER_MS.
       const { code, results } = await doctor({}, { store: own, now: () => new Date(Date.now() + 3_600_000) });
       expect(code).toBe(0);
@@ -538,6 +549,10 @@ describe("order-desk doctor on work left in the database", () => {
       expect(results.get("orphan-events")?.status).toBe("warn");
       expect(results.get("orphan-events")?.detail).toMatch(
         /^1 event without a known order for more than 15 min .*7f9c2b1e-0000-4000-8000-000000000001/,
+      );
+      expect(results.get("unreadable-events")).toMatchObject({ status: "warn" });
+      expect(results.get("unreadable-events")?.detail).toMatch(
+        /^1 signed delivery since .* could not be read as events \(1 shape; the first: no value at `id`.*Reprocess/,
       );
     } finally {
       await jobs.stop({ graceMs: 0 });
