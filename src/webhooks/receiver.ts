@@ -278,12 +278,14 @@ export function createWebhookHandler(options: WebhookReceiverOptions) {
       ...(req.headers["content-type"] && { contentType: clip(req.headers["content-type"], 100) as string }),
     };
     const bodyHash = hashBody(raw);
+    const keepUnread = (json: unknown, unreadable: Unreadable) =>
+      keep(res, logger, raw, delivery, json, unreadable, bodyHash);
 
     let json: unknown;
     try {
       json = JSON.parse(raw.toString("utf8"));
     } catch {
-      return keep(res, logger, raw, delivery, undefined, { reason: "The body is not valid JSON." }, bodyHash);
+      return keepUnread(undefined, { reason: "The body is not valid JSON." });
     }
     // A limit, not a reading problem: a body this deep is refused and never stored.
     if (nestingDepth(json, MAX_NESTING) > MAX_NESTING) {
@@ -295,15 +297,11 @@ export function createWebhookHandler(options: WebhookReceiverOptions) {
     const mapped = mapper.map(json, { bodyHash });
     if (!mapped.ok) {
       const { reason, field, id } = mapped;
-      return keep(
-        res,
-        logger,
-        raw,
-        delivery,
-        json,
-        { reason, ...(field !== undefined && { field }), ...(id !== undefined && { eventId: id }) },
-        bodyHash,
-      );
+      return keepUnread(json, {
+        reason,
+        ...(field !== undefined && { field }),
+        ...(id !== undefined && { eventId: id }),
+      });
     }
     const event = mapped.event;
 
@@ -313,18 +311,10 @@ export function createWebhookHandler(options: WebhookReceiverOptions) {
     } catch (error) {
       if (isDataError(error)) {
         // Signed, but not storable as an event (e.g. a NUL character in a value): kept as it came.
-        return keep(
-          res,
-          logger,
-          raw,
-          delivery,
-          json,
-          {
-            eventId: event.id,
-            reason: "The event cannot be stored as sent (e.g. a NUL character in a value).",
-          },
-          bodyHash,
-        );
+        return keepUnread(json, {
+          eventId: event.id,
+          reason: "The event cannot be stored as sent (e.g. a NUL character in a value).",
+        });
       }
       throw storeFailure(error);
     }
