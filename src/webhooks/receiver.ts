@@ -92,11 +92,22 @@ function missingHeaders(names: readonly string[]): WebhookRejectedError {
   );
 }
 
-/** A body's keys may hold characters the database will not keep in text (NUL): shown as "?" in the shape. */
+/**
+ * Text from a body (its keys in the shape, a value quoted in a reason) as the database keeps it: PostgreSQL's text
+ * and jsonb take no NUL and no lone surrogate (a body may hold both, escaped), so each is shown as "?". Without this
+ * the delivery could not be kept at all, and would be answered 503 forever.
+ */
+function storable(text: string): string {
+  return (
+    text
+      .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "?")
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is replaced
+      .replace(/[\u0000-\u001f\u007f]/g, "?")
+  );
+}
+
 function storableShape<T extends { fields: ReadonlyArray<{ path: string; type: string }> }>(shape: T): T {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is replaced
-  const clean = (text: string) => text.replace(/[\u0000-\u001f\u007f]/g, "?");
-  return { ...shape, fields: shape.fields.map((f) => ({ path: clean(f.path), type: f.type })) };
+  return { ...shape, fields: shape.fields.map((f) => ({ path: storable(f.path), type: f.type })) };
 }
 
 /** Our own event types (a metric label each); a type the mapping left as the supplier named it counts as other. */
@@ -217,7 +228,17 @@ export function createWebhookHandler(options: WebhookReceiverOptions) {
     try {
       kept = await keepUnreadable(
         { store: options.store, ...(options.newId && { newId: options.newId }) },
-        { ...unreadable, bodyHash, body: raw, delivery, shape, receivedAt: new Date(now()) },
+        {
+          ...unreadable,
+          reason: storable(unreadable.reason),
+          ...(unreadable.field !== undefined && { field: storable(unreadable.field) }),
+          ...(unreadable.eventId !== undefined && { eventId: storable(unreadable.eventId) }),
+          bodyHash,
+          body: raw,
+          delivery,
+          shape,
+          receivedAt: new Date(now()),
+        },
       );
     } catch (error) {
       throw storeFailure(error);

@@ -277,6 +277,16 @@ describe("POST /webhooks/supplier", () => {
     });
   });
 
+  it("keeps a signed body whose keys and values the database cannot hold as text (NUL, lone surrogates), rather than answering 503", async () => {
+    // Written by hand: JSON.stringify would not keep the escapes as the supplier sent them.
+    const body = '{"id":"evt_\\u0000x","\\u0000key":1,"odd\\ud800":"\\udfff","type":"\\ud800"}';
+    const res = await deliver(h.url, body, { id: "msg_nul" });
+    expect(res.status).toBe(202);
+    expect(await res.json()).toMatchObject({ ok: true, readable: false });
+    const again = await deliver(h.url, body, { id: "msg_nul" });
+    expect(await again.json()).toMatchObject({ duplicate: true, readable: false });
+  });
+
   it("deduplicates by the event's own id, whatever the delivery's id header says", async () => {
     const { correlationId } = await placeOrder(h);
     const event = statusEvent(correlationId, "packed", at(13));
