@@ -14,11 +14,16 @@
  *   an admin's valid month and only in their DM, no mention or link acted on;
  * - the admin buttons (Retry now, Mark handled, Retry posting, Attach to order…, Ignore) with forged ids, from
  *   non-admins, and replayed: always answered, never a 5xx; nothing changes but the one admin's one action.
+ * - typed order numbers carrying links, mrkdwn, mentions, control characters or too many characters: refused
+ *   inline with the safe-character-set message, nothing stored, nothing Slack would act on;
+ * - `/order status` for one ticket ordered in private and public channels, asked by members and non-members from
+ *   other channels and DMs: only the orders of channels the asker is in (all for the requester and an admin), and
+ *   the count of the ones left out.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ACTION, CALLBACK } from "../../src/slack/blocks/ids.ts";
+import { ACTION, CALLBACK, FIELD_BLOCK } from "../../src/slack/blocks/ids.ts";
 import { createMetadataSeal } from "../../src/slack/metadata.ts";
 import { openAttention } from "../../src/store/repositories/attention.ts";
 import { type FakeView, runWorkflowStep, SlackUser } from "../../tools/fake-slack/index.ts";
@@ -48,10 +53,19 @@ const FUZZ_CLICKS = fuzzBudget(Math.max(50, Math.floor(RUNS / 50)), 40, 60_000);
 const FUZZ_MODAL = fuzzBudget(RUNS, 110, 90_000);
 const FUZZ_EXPORT = fuzzBudget(Math.max(20, Math.min(300, Math.ceil(RUNS / 50))), 60, 140_000);
 const FUZZ_WORKFLOW = fuzzBudget(Math.ceil(RUNS / BATCH), 120, 120_000);
+const FUZZ_EDN = fuzzBudget(Math.max(50, Math.min(500, Math.ceil(RUNS / 20))), 30, 30_000);
+const FUZZ_STATUS = fuzzBudget(Math.max(30, Math.min(200, Math.ceil(RUNS / 50))), 40, 60_000);
 /** Fuzzed modal orders go here; workflow orders and the resubmission story have their own channels. */
 const CHANNEL = CHANNELS[0] as string;
 const WORKFLOW_CHANNEL = CHANNELS[1] as string;
 const RESUBMIT_CHANNEL = CHANNELS[2] as string;
+/** The cross-channel `/order status` lookups: an order in each (the first two private), a channel with none. */
+const VIS_CHANNELS = CHANNELS.slice(30, 34);
+const OTHER_CHANNEL = CHANNELS[34] as string;
+const VIS_TICKET = "XVIS-1";
+/** Allowed to order with the reliability profile, requests nothing: sees what the channels they are in show. */
+const COLLEAGUE = "U0COLLEAG";
+const STATUS_ADMIN = "U0RELADMIN";
 
 type Json = Record<string, unknown>;
 
@@ -743,6 +757,247 @@ describe("Slack requests under hostile input", () => {
       expect(Object.prototype).not.toHaveProperty("polluted");
     },
     FUZZ_MODAL.timeoutMs,
+  );
+
+  it(
+    "refuses fuzzed typed order numbers with markup, links, mentions, control characters or over the length inline, storing and injecting nothing",
+    async () => {
+      const crashes = watchForCrashes();
+      const triedBefore = figures.inputsTried;
+      const problems: string[] = [];
+      const block = FIELD_BLOCK.externalDocumentNumber;
+      const field = ((base.blocks as Json[]) ?? []).find((b) => b.block_id === block);
+      const actionId = String((field?.element as Json | undefined)?.action_id);
+      expect(field, "the modal has the order number field (allowManual)").toBeDefined();
+      const key = (i: { where: string; field: string; found: string }) => `${i.where} ${i.field} ${i.found}`;
+      const injectedBefore = new Set(world.fake.injections({ allowUsers: [AGENT] }).map(key));
+
+      const safe = /^[A-Za-z0-9._/-]{1,35}$/;
+      const hostile = fc.oneof(
+        fc.constantFrom(
+          "<https://phish.example/q|PO-1234>",
+          "<http://phish.example>",
+          "https://phish.example/q",
+          "<!channel>",
+          "<!here>",
+          "<!everyone>",
+          `<@${OUTSIDER}>`,
+          `<#${ADMIN_CHANNEL}>`,
+          "<!subteam^S0BUYERS>",
+          "*PO*",
+          "_PO_",
+          "~PO~",
+          "`PO`",
+          "> PO",
+          "PO&amp;1",
+          "PO&lt;1",
+          "PO-\u202e1",
+          "PO\u00001",
+          "PO\n1",
+          "PO\t1",
+          "PO\u0007",
+          "PO\u200b1",
+          "P".repeat(36),
+          "PO-".repeat(5_000),
+        ),
+        // A safe-looking number with markup or a control character spliced in.
+        fc
+          .tuple(
+            fc.stringMatching(/^[A-Z0-9-]{0,10}$/),
+            fc.constantFrom(
+              "<",
+              ">",
+              "|",
+              "*",
+              "~",
+              "`",
+              "&",
+              "!",
+              "@",
+              "#",
+              ":",
+              " ",
+              "\u0000",
+              "\r",
+              "\u001b",
+            ),
+            fc.stringMatching(/^[A-Z0-9-]{0,10}$/),
+          )
+          .map(([a, bad, b]) => `${a}${bad}${b}`),
+        fc.string({ unit: fc.constantFrom(..."AZaz09-_./"), minLength: 36, maxLength: 300 }),
+        fc.string({ unit: "binary", minLength: 1, maxLength: 40 }),
+      );
+
+      let n = 0;
+      const refusedIds: string[] = [];
+      try {
+        await fc.assert(
+          fc.asyncProperty(hostile, async (typed) => {
+            // Trimmed by the form; a blank number means "make one" and a safe one is allowed.
+            fc.pre(typed.trim() !== "" && !safe.test(typed.trim()));
+            const id = `VEDN${(++n).toString(36).toUpperCase()}${Date.now().toString(36).toUpperCase()}`;
+            const view = clone(base);
+            view.id = id;
+            view.root_view_id = id;
+            const values = (view.state as { values: Record<string, Record<string, unknown>> }).values;
+            values[block] = { [actionId]: { type: "plain_text_input", value: typed } };
+            const res = await requests
+              .viewSubmission({ userId: AGENT, view, triggerId: "1.2.3" })
+              .catch((error: Error) => ({ status: 0, text: `no answer: ${error.message}`, body: undefined }));
+            figures.inputsTried++;
+            if (res.status >= 500) figures.http5xx++;
+            const answer = res.body as
+              | { response_action?: string; errors?: Record<string, string> }
+              | undefined;
+            const shown = JSON.stringify(typed).slice(0, 80);
+            if (res.status !== 200 || answer?.response_action !== "errors") {
+              problems.push(`${shown}: HTTP ${res.status} ${res.text.slice(0, 200)}`);
+              return;
+            }
+            refusedIds.push(id);
+            const message = answer.errors?.[block] ?? "";
+            if (
+              !message.includes("Use only letters A–Z, digits and - _ . / (no spaces), at most 35 characters")
+            )
+              problems.push(
+                `${shown}: refused without the safe-character-set message: ${JSON.stringify(answer.errors)}`,
+              );
+          }),
+          FUZZ_EDN.params,
+        );
+      } finally {
+        crashes.stop();
+        figures.crashes += crashes.count;
+        notes.push(FUZZ_EDN.note("typed order numbers", figures.inputsTried - triedBefore));
+      }
+      const { rows } = await app.desk.store.query(
+        "SELECT count(*)::int AS n FROM orders WHERE idempotency_key LIKE 'view:VEDN%'",
+      );
+      expect(rows[0]?.n, "orders stored from refused numbers").toBe(0);
+      const injected = world.fake
+        .injections({ allowUsers: [AGENT] })
+        .filter((i) => !injectedBefore.has(key(i)));
+      expect(injected).toEqual([]);
+      expect(crashes.errors).toEqual([]);
+      expect(problems.slice(0, 5)).toEqual([]);
+      expect(refusedIds.length).toBeGreaterThan(0);
+    },
+    FUZZ_EDN.timeoutMs,
+  );
+
+  it(
+    "shows fuzzed cross-channel /order status lookups only the orders of channels the asker is in (or requested, or as an admin), and counts the rest",
+    async () => {
+      const crashes = watchForCrashes();
+      const triedBefore = figures.inputsTried;
+      const problems: string[] = [];
+      for (const [id, name] of [
+        [COLLEAGUE, "carl"],
+        [STATUS_ADMIN, "reladmin"],
+      ] as const) {
+        if (!world.fake.workspace.users.has(id)) world.fake.addUser({ id, name, realName: name });
+      }
+      // Two private and two public channels of the profile, an order of AGENT's in each.
+      const edns = new Map<string, string>();
+      for (const [i, channel] of VIS_CHANNELS.entries()) {
+        const c = world.fake.workspace.channels.get(channel);
+        if (c) c.isPrivate = i < 2;
+        const { triggerId } = await alice.runCommand({ channel, command: "/order", text: VIS_TICKET });
+        const view = await alice.openedModal(triggerId);
+        expect((await alice.submit(view.id, orderForm(VIS_TICKET))).outcome.outcome).toBe("closed");
+        const order = await until(`${VIS_TICKET} in ${channel}`, 15_000, async () => {
+          const { rows } = await app.desk.store.query(
+            "SELECT external_document_number AS edn FROM orders WHERE customer_reference = $1 AND slack_channel_id = $2",
+            [VIS_TICKET, channel],
+          );
+          return rows[0] ? String(rows[0].edn) : undefined;
+        });
+        edns.set(channel, order);
+      }
+
+      const lookup = fc.record({
+        asker: fc.constantFrom(COLLEAGUE, COLLEAGUE, COLLEAGUE, AGENT, STATUS_ADMIN, OUTSIDER),
+        askedIn: fc.constantFrom(
+          ...VIS_CHANNELS,
+          OTHER_CHANNEL,
+          ADMIN_CHANNEL,
+          RESTRICTED_CHANNEL,
+          "D0COLLEAG",
+        ),
+        memberOf: fc.array(fc.boolean(), { minLength: VIS_CHANNELS.length, maxLength: VIS_CHANNELS.length }),
+        text: fc.constantFrom(
+          `status ${VIS_TICKET}`,
+          `status ${VIS_TICKET.toLowerCase()}`,
+          `  status   ${VIS_TICKET} `,
+        ),
+      });
+      const profileChannels = new Set([...VIS_CHANNELS, OTHER_CHANNEL]);
+      let asked = 0;
+      const tally = { showed: 0, leftOut: 0, refused: 0 };
+      try {
+        await fc.assert(
+          fc.asyncProperty(lookup, async ({ asker, askedIn, memberOf, text }) => {
+            for (const [i, channel] of VIS_CHANNELS.entries()) {
+              const members = world.fake.workspace.channels.get(channel)?.members;
+              if (memberOf[i]) members?.add(asker);
+              else members?.delete(asker);
+            }
+            const before = world.fake.responses().length;
+            const user = new SlackUser({ fake: world.fake, requests, userId: asker, timeoutMs: 5_000 });
+            const { response } = await user.runCommand({ channel: askedIn, command: "/order", text });
+            figures.inputsTried++;
+            asked++;
+            // Outside a profile's channels the ack itself answers; inside, the answer comes on the response URL.
+            const ack = response as { status: number; text: string };
+            if (ack.status >= 500) figures.http5xx++;
+            const answered =
+              ack.text.trim() !== ""
+                ? ack.text
+                : JSON.stringify(
+                    (
+                      await world.fake.waitFor(() => world.fake.responses()[before], {
+                        what: "the status answer",
+                        timeoutMs: 10_000,
+                      })
+                    ).body,
+                  );
+            const body = answered;
+            const seen = VIS_CHANNELS.filter((c) => body.includes(edns.get(c) as string));
+            const mayLook = asker !== OUTSIDER && profileChannels.has(askedIn);
+            const visible = VIS_CHANNELS.filter(
+              (c, i) => asker === AGENT || asker === STATUS_ADMIN || c === askedIn || memberOf[i],
+            );
+            const expected = mayLook ? visible : [];
+            const leftOut = mayLook ? VIS_CHANNELS.length - visible.length : 0;
+            const what = `${asker} in ${askedIn}, member of ${memberOf}`;
+            if (seen.join() !== expected.join()) problems.push(`${what}: saw ${seen}, expected ${expected}`);
+            const counted = /(\d+) more orders? (?:was|were) left out/.exec(body)?.[1];
+            if (seen.length > 0) tally.showed++;
+            if (counted !== undefined) tally.leftOut++;
+            if (!mayLook) tally.refused++;
+            if (Number(counted ?? 0) !== leftOut)
+              problems.push(`${what}: said ${counted ?? "nothing"} left out, expected ${leftOut}`);
+          }),
+          FUZZ_STATUS.params,
+        );
+      } finally {
+        crashes.stop();
+        figures.crashes += crashes.count;
+        notes.push(
+          FUZZ_STATUS.note("cross-channel /order status", asked),
+          `status: ${tally.showed} answers showed orders, ${tally.leftOut} said some were left out, ${tally.refused} from outside the profile or by the outsider`,
+        );
+        for (const channel of VIS_CHANNELS) {
+          const c = world.fake.workspace.channels.get(channel);
+          for (const id of [COLLEAGUE, AGENT, STATUS_ADMIN, OUTSIDER]) c?.members.add(id);
+        }
+      }
+      expect(crashes.errors).toEqual([]);
+      expect(problems.slice(0, 5)).toEqual([]);
+      expect(figures.inputsTried - triedBefore).toBe(asked);
+      expect(tally.showed).toBeGreaterThan(0);
+    },
+    FUZZ_STATUS.timeoutMs,
   );
 
   it(

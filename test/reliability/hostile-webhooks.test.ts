@@ -3,7 +3,9 @@
  * malformed JSON, wrong types, huge and deeply nested values, unicode (lone surrogates, NUL), `__proto__` and
  * `constructor` keys — validly signed or not. Never a crash or a 5xx; a refusal is a 4xx saying why in JSON;
  * nothing is stored from a refused delivery; nothing pollutes Object.prototype. Then the signature rules one by
- * one: missing, wrong, an old secret after rotation, stale and future timestamps, replayed ids.
+ * one: missing, wrong, an old secret after rotation, stale and future timestamps, replayed ids. Last, an orphan
+ * flood (hundreds of signed events for correlation ids no order has, within a minute): each sweep sends the admin
+ * channel at most one alert, and a real failed order stays in an admin's "Needs attention".
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -11,16 +13,23 @@ import fc from "fast-check";
 import { Pool } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateWebhookSecret, signWebhook } from "../../src/supplier/webhook-signature.ts";
+import { createOrphanSweeper } from "../../src/webhooks/orphans.ts";
+import { SlackUser } from "../../tools/fake-slack/index.ts";
 import { FUZZ_SEED, fuzzBudget } from "./harness/fuzz-budget.ts";
 import { type InProcessDesk, startInProcessDesk, watchForCrashes } from "./harness/in-process.ts";
 import { scanFile } from "./harness/logs.ts";
 import { record } from "./harness/results.ts";
-import { startWorld, type World } from "./harness/world.ts";
+import { orderForm, slackRequests } from "./harness/slack-driver.ts";
+import { ADMIN_CHANNEL, AGENT, CHANNELS, startWorld, type World } from "./harness/world.ts";
 
 const RUNS = Number(process.env.RELIABILITY_FUZZ_RUNS ?? 10_000);
 const SEED = FUZZ_SEED;
 const FUZZ = fuzzBudget(RUNS, 100, 80_000);
 const PATH = "/webhooks/supplier";
+/** Unknown correlation ids in the orphan flood (the issue's bar: at least 200 within a minute). */
+const FLOOD = 220;
+/** The reliability customer file's admin. */
+const ADMIN_USER = "U0RELADMIN";
 
 interface Delivery {
   kind: string;
@@ -370,6 +379,132 @@ describe("the webhook endpoint under hostile input", () => {
     if (res.statusCode >= 500) figures.http5xx++;
     return { status: res.statusCode, text };
   }
+
+  // First, while the admin channel is quiet: the fuzz below opens an admin alert per new shape of unreadable
+  // body, which Slack's posting pace then delivers for minutes.
+  describe("an orphan flood", () => {
+    it(`sends the admin channel at most one alert per sweep for ${FLOOD} unknown correlation ids, and keeps a failed order in Needs attention`, async () => {
+      const crashes = watchForCrashes();
+      const requests = slackRequests(world.fake, app.desk.url, world.signingSecret);
+      const alice = new SlackUser({ fake: world.fake, requests, userId: AGENT, timeoutMs: 5_000 });
+      if (!world.fake.workspace.users.has(ADMIN_USER))
+        world.fake.addUser({ id: ADMIN_USER, name: "reladmin", realName: "Rel Admin" });
+
+      // A real failure an admin must see: the supplier refuses every key for this order, so it fails for good.
+      world.gateway.refuseKeysFor("FLOOD-1");
+      const { triggerId } = await alice.runCommand({
+        channel: CHANNELS[3] as string,
+        command: "/order",
+        text: "FLOOD-1",
+      });
+      const view = await alice.openedModal(triggerId);
+      expect((await alice.submit(view.id, orderForm("FLOOD-1"))).outcome.outcome).toBe("closed");
+      const failed = await world.fake.waitFor(
+        () =>
+          world.fake
+            .topLevel(ADMIN_CHANNEL)
+            .find((m) => JSON.stringify(m.versions.at(-1)).includes("FLOOD-1")),
+        { what: "FLOOD-1's failed-order alert", timeoutMs: 30_000 },
+      );
+      world.gateway.accept("FLOOD-1");
+      const { rows } = await app.desk.store.query(
+        "SELECT external_document_number AS edn, status FROM orders WHERE customer_reference = 'FLOOD-1'",
+      );
+      expect(rows[0]?.status).toBe("failed");
+      const edn = String(rows[0]?.edn);
+      expect(JSON.stringify(failed.versions.at(-1))).toContain(edn);
+
+      // The flood: signed, fresh, each for a correlation id no order has, all within a minute.
+      const started = Date.now();
+      const ids = Array.from({ length: FLOOD }, () => randomUUID());
+      const statuses = ["received", "validated", "in_fulfilment", "picked", "packed", "shipped"];
+      for (let i = 0; i < ids.length; i += 20) {
+        const answers = await Promise.all(
+          ids.slice(i, i + 20).map((correlationId, j) => {
+            const id = `evt_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
+            const text = JSON.stringify({
+              id,
+              type: "order.status_changed",
+              occurredAt: new Date().toISOString(),
+              correlationId,
+              data: { status: statuses[(i + j) % statuses.length] },
+            });
+            const secret = world.webhookSecrets[0] as string;
+            return deliver({
+              body: text,
+              headers: {
+                "content-type": "application/json",
+                ...signWebhook({ id, timestamp: nowSec(), body: text, secret }),
+              },
+            });
+          }),
+        );
+        expect(answers.map((a) => a.status).filter((s) => s >= 300)).toEqual([]);
+      }
+      expect(Date.now() - started).toBeLessThan(60_000);
+
+      // Sweeps as the app runs them, reporting at once (the app waits ORPHAN_AFTER_MS first); every sweep reads
+      // a bounded batch and sends at most one alert.
+      const sweeper = createOrphanSweeper({
+        store: app.desk.store,
+        jobs: app.desk.jobs,
+        orphanAfterMs: 0,
+        alertAdmins: (alert) => app.desk.slack.notifier.alertAdmins(alert),
+      });
+      const before = world.fake.topLevel(ADMIN_CHANNEL).length;
+      const perSweep: number[] = [];
+      // A sweep reads at most 100 orphan events: enough sweeps for all of them, and a bound if none ends it.
+      const { rows: waiting } = await app.desk.store.query(
+        "SELECT count(*)::int AS n FROM supplier_events WHERE order_id IS NULL AND orphan_reported_at IS NULL",
+      );
+      const sweeps = Math.ceil(Number(waiting[0]?.n) / 100) + 2;
+      for (let sweep = 0; sweep < sweeps; sweep++) {
+        const seen = world.fake.topLevel(ADMIN_CHANNEL).length;
+        const result = await sweeper.runOnce();
+        perSweep.push(world.fake.topLevel(ADMIN_CHANNEL).length - seen);
+        if (result.reported === 0) break;
+      }
+      notes.push(
+        `orphan flood: ${FLOOD} unknown ids among ${waiting[0]?.n} unreported orphan events; ` +
+          `${perSweep.length} sweeps made ${perSweep.reduce((a, b) => a + b, 0)} admin alerts`,
+      );
+      expect(
+        perSweep.every((n) => n <= 1),
+        `alerts per sweep: ${perSweep}`,
+      ).toBe(true);
+      const { rows: left } = await app.desk.store.query(
+        "SELECT count(*)::int AS n FROM supplier_events WHERE order_id IS NULL AND orphan_reported_at IS NULL AND correlation_id = ANY($1)",
+        [ids],
+      );
+      expect(left[0]?.n, "flood events never reported").toBe(0);
+      const summaries = world.fake
+        .topLevel(ADMIN_CHANNEL)
+        .slice(before)
+        .map((m) => m.versions.at(-1)?.text ?? "");
+      expect(summaries.length).toBeGreaterThan(0);
+      for (const text of summaries)
+        expect(text).toMatch(/correlation ids with supplier updates for no known order/);
+
+      // An admin's App Home: the failed order is in sight above the flood, and every kind is counted.
+      await requests.appHomeOpened({ userId: ADMIN_USER });
+      const home = await world.fake.waitFor(
+        () => {
+          const v = world.fake.homeView(ADMIN_USER);
+          return v && JSON.stringify(v.definition.blocks).includes("groups of orphan events") ? v : undefined;
+        },
+        { what: "the admin's App Home with Needs attention", timeoutMs: 15_000 },
+      );
+      const shown = JSON.stringify(home.definition.blocks);
+      expect(shown).toContain("Needs attention");
+      expect(shown).toContain(edn);
+      expect(shown).toContain("1 failed order");
+      expect(Number(/(\d+) groups of orphan events/.exec(shown)?.[1])).toBeGreaterThanOrEqual(FLOOD);
+      expect(shown.indexOf(edn)).toBeLessThan(shown.indexOf("Ignore all"));
+      crashes.stop();
+      figures.crashes += crashes.count;
+      expect(crashes.errors).toEqual([]);
+    }, 120_000);
+  });
 
   it(
     `answers up to ${RUNS} fuzzed deliveries with 2xx or a clear 4xx, storing only genuine events`,
