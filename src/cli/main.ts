@@ -5,6 +5,7 @@
  */
 import { processEnvironment } from "../config.ts";
 import { versionLine } from "./args.ts";
+import { holdYoungGeneration } from "./young-generation.ts";
 
 const io = { stdout: process.stdout, stderr: process.stderr };
 
@@ -19,7 +20,10 @@ interface CommandEntry {
 const COMMANDS: Record<string, CommandEntry> = {
   start: {
     summary: "run Order Desk (Slack app, supplier webhooks, job workers)",
-    run: async (argv) => (await import("./start.ts")).runStart(argv, processEnvironment(), io),
+    run: async (argv) => {
+      holdYoungGeneration(); // before the app's modules load: released once it is ready (young-generation.ts)
+      return (await import("./start.ts")).runStart(argv, processEnvironment(), io);
+    },
   },
   migrate: {
     summary: "apply the database migrations this version needs, then exit",

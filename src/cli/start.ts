@@ -9,6 +9,7 @@ import { type Config, ConfigError, loadConfig } from "../config.ts";
 import { createLogger } from "../log.ts";
 import { type OrderDesk, startOrderDesk } from "../main.ts";
 import { type CommandIo, parseCommandArgs } from "./args.ts";
+import { releaseYoungGeneration } from "./young-generation.ts";
 
 export const START_USAGE = `Usage: order-desk start
 
@@ -56,6 +57,8 @@ export async function runStart(
     else logger.fatal({ err: error }, "Order Desk could not start");
     io.stderr.write(`Order Desk could not start: ${(error as Error).message}\n`);
     return 1;
+  } finally {
+    releaseYoungGeneration();
   }
   await new Promise<void>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {
