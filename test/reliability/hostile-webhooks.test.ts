@@ -270,8 +270,9 @@ function deliveryArb(current: string, old: string): fc.Arbitrary<Delivery> {
     .map(({ body: b, signing: how, skew, garbage, longHeader, contentType }) => {
       const id =
         b.id !== undefined && typeof b.id === "string" && b.id.length > 0 ? b.id : `msg_${randomUUID()}`;
-      // Header values must be ASCII: a non-ASCII id cannot be a webhook-id (the sender's ids are ASCII).
-      const headerId = /^[\x20-\x7e]+$/.test(id) ? id : `msg_${randomUUID()}`;
+      // Header values must be ASCII, and HTTP drops a value's leading and trailing white space: such an id cannot
+      // be a webhook-id as signed (the sender's ids are ASCII, without surrounding spaces).
+      const headerId = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(id) ? id : `msg_${randomUUID()}`;
       const sign = (secret: string, ts: number, msgId = headerId) =>
         signWebhook({ id: msgId, timestamp: ts, body: b.text, secret });
       let headers: Record<string, string> = {};
