@@ -67,6 +67,11 @@ function order(overrides: Partial<Order> = {}, lines = 1): Order {
     tracking: null,
     createdAt: now,
     updatedAt: now,
+    neededBy: null,
+    expectedDelivery: null,
+    expectedDeliverySource: null,
+    total: null,
+    currency: null,
     ...overrides,
   };
 }

@@ -82,6 +82,26 @@ describe.each(TEST_BACKENDS)("orders repository on %s", (backend) => {
     expect(await getOrder(store, input.id)).toEqual(order);
   });
 
+  it("keeps the needed-by date, the expected delivery and an exact total as given, whatever the time zone", async () => {
+    const input = newOrder({
+      neededBy: "2026-12-07",
+      expectedDelivery: "2026-12-31",
+      expectedDeliverySource: "lead_time",
+      total: "12345678901234.5678",
+      currency: "EUR",
+    });
+    const { order } = await insertOrder(store, input);
+    expect(order).toMatchObject({
+      neededBy: "2026-12-07",
+      expectedDelivery: "2026-12-31",
+      expectedDeliverySource: "lead_time",
+      total: "12345678901234.5678",
+      currency: "EUR",
+    });
+    const plain = await insertOrder(store, newOrder());
+    expect(plain.order).toMatchObject({ neededBy: null, expectedDelivery: null, total: null, currency: null });
+  });
+
   it("places one order for a double submit with the same idempotency key", async () => {
     const key = `view-${randomUUID()}`;
     const first = await insertOrder(store, newOrder({ idempotencyKey: key }));

@@ -10,6 +10,9 @@ import type { OrderStatus } from "./status.ts";
 export const ORDER_SOURCES = ["command", "shortcut", "workflow", "cli"] as const;
 export type OrderSource = (typeof ORDER_SOURCES)[number];
 
+/** Where `expectedDelivery` came from: the customer file's lead times, or the supplier's own estimate. */
+export type ExpectedDeliverySource = "lead_time" | "supplier";
+
 export type JsonObject = Record<string, unknown>;
 
 export interface Order {
@@ -47,6 +50,15 @@ export interface Order {
   tracking: JsonObject | null;
   /** What approval was asked and the decision; null (or absent) for an order that never needed approval. */
   approval?: OrderApproval | null | undefined;
+  /** The date (YYYY-MM-DD) it must be delivered by, e.g. a new hire's first day; null when nobody gave one. */
+  neededBy: string | null;
+  /** Our best estimate of delivery (YYYY-MM-DD): from lead times at placement, then the supplier's latest. */
+  expectedDelivery: string | null;
+  expectedDeliverySource: ExpectedDeliverySource | null;
+  /** The order's total at the customer's agreed prices, an exact decimal string ("1234.50"); null without prices. */
+  total: string | null;
+  /** ISO 4217 code of `total`. */
+  currency: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -69,6 +81,11 @@ export interface NewOrder {
   request: CreateOrderRequest;
   draft?: object | null | undefined;
   workflow?: object | null | undefined;
+  neededBy?: string | null | undefined;
+  expectedDelivery?: string | null | undefined;
+  expectedDeliverySource?: ExpectedDeliverySource | null | undefined;
+  total?: string | null | undefined;
+  currency?: string | null | undefined;
 }
 
 export interface OriginMessage {

@@ -32,7 +32,26 @@ export function mapOrder(row: Row): Order {
     workflow: row.workflow,
     tracking: row.tracking,
     approval: mapApproval(row),
+    neededBy: isoDate(row.needed_by),
+    expectedDelivery: isoDate(row.expected_delivery),
+    expectedDeliverySource: row.expected_delivery_source ?? null,
+    total: row.total ?? null,
+    currency: row.currency ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/**
+ * A `date` column as YYYY-MM-DD. node-postgres turns a date into a Date at local midnight of that day, so the
+ * local getters give the day back whatever the process's time zone.
+ */
+export function isoDate(value: unknown): string | null {
+  if (value == null) return null;
+  if (typeof value === "string") return value.slice(0, 10);
+  if (value instanceof Date) {
+    const pad = (n: number) => String(n).padStart(2, "0");
+    return `${value.getFullYear()}-${pad(value.getMonth() + 1)}-${pad(value.getDate())}`;
+  }
+  throw new Error(`expected a date column, got ${typeof value}`);
 }

@@ -44,6 +44,11 @@ const INSERT_COLUMNS = [
   "request",
   "draft",
   "workflow",
+  "needed_by",
+  "expected_delivery",
+  "expected_delivery_source",
+  "total",
+  "currency",
 ] as const;
 
 const JSONB_COLUMNS: ReadonlySet<string> = new Set(["request", "draft", "workflow"]);
@@ -68,6 +73,11 @@ function insertRow(order: NewOrder): InsertRow {
     request: order.request,
     draft: order.draft ?? null,
     workflow: order.workflow ?? null,
+    needed_by: order.neededBy ?? null,
+    expected_delivery: order.expectedDelivery ?? null,
+    expected_delivery_source: order.expectedDeliverySource ?? null,
+    total: order.total ?? null,
+    currency: order.currency ?? null,
   };
 }
 
