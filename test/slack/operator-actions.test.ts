@@ -5,7 +5,7 @@
  * signed webhook deliveries, the store of the run (PGlite, or PostgreSQL with DATABASE_URL).
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type HttpServer, startHttpServer } from "../../src/http/server.ts";
 import { QUEUES } from "../../src/jobs/queues.ts";
 import type { Order } from "../../src/orders/model/order.ts";
@@ -203,7 +203,11 @@ describe.each(TRANSPORTS)("operator actions over %s", (transport) => {
         (await h.jobs.listFailed({ queue: QUEUES.placeOrder, limit: 1000 })).filter(
           (j) => (j.data as { orderId?: string }).orderId === failed.id,
         );
-      expect(await failedJobsOfOrder()).toHaveLength(1);
+      // The order is marked failed by the last attempt, whose job is settled as failed just after.
+      await vi.waitFor(async () => expect(await failedJobsOfOrder()).toHaveLength(1), {
+        timeout: 10_000,
+        interval: 50,
+      });
 
       // The cause is fixed; two admins click at the same time.
       await Promise.all([

@@ -70,8 +70,14 @@ describe("Place IT order: supplier unavailable until the deadline", () => {
     const message = h.fake.message(order?.slackChannelId ?? "", order?.slackMessageTs ?? "");
     expect(JSON.stringify(message?.versions.at(-1))).toMatch(/will NOT be placed later/);
     // Nothing is left to run: the queued retry was cancelled (or the attempt running at the deadline ended it).
-    const job = await h.jobs.getJob(QUEUES.placeOrder, placeOrderJobId(order?.id ?? ""));
-    expect(["cancelled", "completed"]).toContain(job?.state);
+    // The attempt running at the deadline may still be finishing on a busy machine: wait for it to leave `active`.
+    await vi.waitFor(
+      async () => {
+        const job = await h.jobs.getJob(QUEUES.placeOrder, placeOrderJobId(order?.id ?? ""));
+        expect(["cancelled", "completed"]).toContain(job?.state);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
 
     // The supplier comes back; a retry queued before the deadline still runs (say a replica had fetched it).
     sandbox.setFaults({ outage: false });
