@@ -32,6 +32,7 @@ import { nextEdn } from "./edn.ts";
 import { OrderNotFoundError, OrderNotResubmittableError } from "./errors.ts";
 import { type FieldErrors, fieldErrorsFromDetails } from "./fields.ts";
 import { canResubmit, type NewOrder, type Order, type OrderSource } from "./model/order.ts";
+import { type OrderPricing, priceOrder, storedPricing } from "./pricing.ts";
 import { draftToRequest } from "./request.ts";
 
 export interface SubmitDeps {
@@ -127,6 +128,8 @@ export interface AcceptedSubmission {
   request: CreateOrderRequest;
   /** The profile's approval rule the order matched: it waits for an approver instead of being placed. */
   approval?: MatchedRule | null;
+  /** What it costs at the customer's prices (./pricing.ts); null without prices. */
+  pricing?: OrderPricing | null;
 }
 
 export async function submitOrder(
@@ -158,7 +161,16 @@ export async function acceptSubmission(
   const forbidden = await authorize(deps, checked.profile, origin.requestedBy);
   if (forbidden) return forbidden;
   const approval = matchApprovalRule(checked.profile.approval, checked.request, deps.customer);
-  return { profile: checked.profile, draft: checked.draft, origin, at, request: checked.request, approval };
+  const pricing = priceOrder(checked.request.orderLines, deps.customer);
+  return {
+    profile: checked.profile,
+    draft: checked.draft,
+    origin,
+    at,
+    request: checked.request,
+    approval,
+    pricing,
+  };
 }
 
 /** Stores one accepted submission and enqueues its placement, in one transaction of its own. */
@@ -240,6 +252,8 @@ function newOrderRow(
   request: CreateOrderRequest,
 ): NewOrder {
   const { origin } = accepted;
+  // The lines are the checked request's (the document number is all that changed since).
+  const pricing = storedPricing(accepted.pricing ?? null);
   return {
     id,
     profile: accepted.profile.name,
@@ -254,6 +268,7 @@ function newOrderRow(
     request,
     draft: accepted.draft,
     workflow: origin.workflow ?? null,
+    ...(pricing ?? {}),
     ...(accepted.approval ? { status: "awaiting_approval" as const } : {}),
   };
 }
@@ -346,6 +361,7 @@ export async function resubmitOrder(
       request: final.value,
       draft: clean,
       externalDocumentNumber: edn,
+      pricing: storedPricing(priceOrder(final.value.orderLines, deps.customer)),
     });
     if (!reset) throw new OrderNotResubmittableError(orderId, order.status);
     // The corrected order meets the approval rules again (a rejected one is asked for again if it still needs it).

@@ -31,7 +31,10 @@ export async function publishHome(ctx: HomeContext, client: WebClient, userId: s
     // Nor does "Waiting for your approval".
     ctx.approvals ? awaitingApprovalBy(ctx.store, ctx.approvals, userId).catch(() => []) : [],
   ]);
-  await client.views.publish({ user_id: userId, view: buildHomeView(orders, attention, awaitingMe) });
+  await client.views.publish({
+    user_id: userId,
+    view: buildHomeView(orders, attention, awaitingMe, ctx.customer?.config.locale),
+  });
 }
 
 /** Keeps a requester's Home tab in step with their orders: `orderChanged` after the order changed in the store. */

@@ -7,6 +7,7 @@ import type { types } from "@slack/bolt";
 import type { Customer } from "../../config/catalog.ts";
 import type { Order } from "../../orders/model/order.ts";
 import { ACTION, BLOCK, CALLBACK } from "./ids.ts";
+import { linePriceText, orderTotalText } from "./money.ts";
 import { escapeMrkdwn as esc, mrkdwn, plain, shown, slackDate } from "./text.ts";
 
 type KnownBlock = types.KnownBlock;
@@ -70,18 +71,21 @@ function summary(order: Order, customer: Customer): string {
   const by = order.source === "workflow" ? "a workflow (Place IT order)" : `<@${order.requestedBy}>`;
   const items = orderLines
     .slice(0, 20)
-    .map((line) => {
+    .map((line, i) => {
       const item = customer.item(line.itemNumber);
-      return `• ${line.quantity} × ${item ? `${esc(item.name)} (${esc(line.itemNumber)})` : esc(line.itemNumber)}`;
+      const price = linePriceText(order, i, line.quantity, customer.config.locale);
+      return `• ${line.quantity} × ${item ? `${esc(item.name)} (${esc(line.itemNumber)})` : esc(line.itemNumber)}${price}`;
     })
     .join("\n");
   const more = orderLines.length > 20 ? `\n…and ${orderLines.length - 20} more line(s)` : "";
+  const total = orderTotalText(order, customer.config.locale);
   return [
     `*${esc(ticket)}* · order ${esc(order.externalDocumentNumber)} · ${esc(order.profile)}`,
     `*Requested by* ${by}`,
     `*Recipient* ${esc(`${contact.firstName} ${contact.lastName}`.trim())}`,
     `*Delivery* ${shipping.deliveryAt} · ${esc(shipping.city)}, ${esc(shipping.countryIso2)}`,
     `*Items*\n${items}${more}`,
+    ...(total ? [`*Total* ${total}`] : []),
   ].join("\n");
 }
 
