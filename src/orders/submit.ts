@@ -26,6 +26,7 @@ import type { CreateOrderRequest } from "../supplier/schema.ts";
 import { approvalForResubmission, approvalRequestFor, requestApproval } from "./approvals/request.ts";
 import { type MatchedRule, matchApprovalRule } from "./approvals/rules.ts";
 import type { Authorizer } from "./authorization.ts";
+import { checkBudget, overBudgetRule, recordSpend, refusalMessage } from "./budget/reserve.ts";
 import { checkDraft } from "./check.ts";
 import type { OrderDraft } from "./draft.ts";
 import { nextEdn } from "./edn.ts";
@@ -127,6 +128,9 @@ export interface AcceptedSubmission {
   request: CreateOrderRequest;
   /** The profile's approval rule the order matched: it waits for an approver instead of being placed. */
   approval?: MatchedRule | null;
+  /** The order's total at the customer's prices (exact decimal string); null or absent without prices. */
+  total?: string | null | undefined;
+  currency?: string | null | undefined;
 }
 
 export async function submitOrder(
@@ -164,14 +168,27 @@ export async function acceptSubmission(
 /** Stores one accepted submission and enqueues its placement, in one transaction of its own. */
 export async function storeSubmission(
   deps: Pick<SubmitDeps, "store" | "jobs" | "customer" | "newOrderId" | "logger">,
-  accepted: AcceptedSubmission,
+  submission: AcceptedSubmission,
 ): Promise<SubmitResult> {
   const logger = deps.logger ?? pino({ level: "silent" });
-  const { profile, draft: clean, origin, at } = accepted;
+  const { profile, draft: clean, origin, at } = submission;
   const pattern = deps.customer.config.externalDocumentNumber.pattern;
   const key = origin.idempotencyKey;
   try {
     return await deps.store.transaction(async (tx): Promise<SubmitResult> => {
+      // The budget's lock first (src/orders/budget/reserve.ts): its check and this order's insert are one decision.
+      const budget = await checkBudget(tx, deps.customer.config, profile, submission.total, at);
+      if (budget?.over && budget.onExceed === "refuse") {
+        return (
+          (await repeated(tx, key)) ?? {
+            status: "invalid",
+            draft: clean,
+            errors: { lines: [refusalMessage(budget)] },
+          }
+        );
+      }
+      const overBudget = budget?.over && budget.onExceed === "approve" ? overBudgetRule(budget) : null;
+      const accepted = { ...submission, approval: submission.approval ?? overBudget };
       // No read of the idempotency key up front: a first submit (the common case) needs none, and a repeated
       // one is caught by the INSERT's conflict below, which rolls back so no document number is used up.
       let edn = clean.externalDocumentNumber;
@@ -208,9 +225,10 @@ export async function storeSubmission(
         if (!stored.created) throw new AlreadySubmitted(stored.order);
         order = stored.order;
       }
+      await recordSpend(tx, deps.jobs, order, deps.customer.config, budget, at);
       if (accepted.approval && profile.approval) {
         // Waits for an approver: no placement job until one approves (src/orders/approvals/decide.ts).
-        const request = approvalRequestFor(profile.approval, accepted.approval, at);
+        const request = approvalRequestFor(profile.approval, accepted.approval, at, budget);
         const waiting = await requestApproval(tx, deps.jobs, order as Order, request);
         logger.info({ orderId: waiting.id, rule: request.rule }, "order stored; waiting for approval");
         return { status: "queued", order: waiting, created: true };
@@ -255,6 +273,7 @@ function newOrderRow(
     draft: accepted.draft,
     workflow: origin.workflow ?? null,
     ...(accepted.approval ? { status: "awaiting_approval" as const } : {}),
+    ...(accepted.total != null && { total: accepted.total, currency: accepted.currency ?? null }),
   };
 }
 

@@ -18,6 +18,7 @@ import {
   restartApproval,
   setApprovalRequest,
 } from "../../store/repositories/approvals.ts";
+import type { BudgetDecision } from "../budget/reserve.ts";
 import type { Order } from "../model/order.ts";
 import { type MatchedRule, matchApprovalRule } from "./rules.ts";
 
@@ -37,8 +38,17 @@ export function approvalRequestFor(
   approval: ApprovalConfig,
   matched: MatchedRule,
   at: Date,
+  budget?: Pick<BudgetDecision, "month" | "after" | "monthly" | "currency"> | null,
 ): ApprovalRequest {
   return {
+    ...(budget && {
+      budget: {
+        month: budget.month,
+        spent: budget.after,
+        monthly: budget.monthly,
+        currency: budget.currency,
+      },
+    }),
     rule: matched.rule,
     phrase: matched.phrase,
     approvers: [...approval.approvers],
