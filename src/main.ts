@@ -15,8 +15,10 @@ import { type HttpServer, startHttpServer } from "./http/server.ts";
 import { createJobs, type Jobs } from "./jobs/index.ts";
 import { createLogger } from "./log.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
+import { registerBudgetMetrics } from "./metrics-budgets.ts";
 import { workApprovals } from "./orders/approvals/jobs.ts";
 import { workBudgetAlerts } from "./orders/budget/alert-job.ts";
+import { spendThisMonth } from "./orders/budget/spend.ts";
 import { workAlertRewrites } from "./orders/operations/outcome-job.ts";
 import { placeOrderJob } from "./orders/place.ts";
 import { workPlacement } from "./orders/placement-queues.ts";
@@ -117,6 +119,10 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       logger,
     });
     cleanups.push(() => store.close());
+    // Month-to-date spend against budget per profile, read at each scrape (no gauges without a budget).
+    if (customer.config.profiles.some((p) => p.budget)) {
+      registerBudgetMetrics(metrics.registry, () => spendThisMonth(store, customer.config, new Date()));
+    }
 
     // Created before the job workers so that it is closed after them on shutdown: a placement still running
     // (and retrying) during the grace period keeps its connection pool.

@@ -86,19 +86,35 @@ export async function recordThresholds(
   return { crossed80: row?.crossed80 ?? false, crossed100: row?.crossed100 ?? false };
 }
 
-/** Each profile's spend in its month (for App Home and metrics), as decimal strings. */
-export async function spendByProfile(
+export interface MonthSpend {
+  profile: string;
+  /** The month's spend (decimal string). */
+  spent: string;
+  /** Of `monthly`, in whole percent (rounded down), computed in SQL. */
+  percent: number;
+}
+
+/** Each profile's spend in its month against its budget (App Home, metrics), as decimal strings. */
+export async function monthSpends(
   q: Queryable,
-  months: readonly { profile: string; month: string }[],
+  budgets: readonly { profile: string; month: string; monthly: string }[],
   countingStates: readonly string[],
-): Promise<Map<string, string>> {
-  if (months.length === 0) return new Map();
+): Promise<MonthSpend[]> {
+  if (budgets.length === 0) return [];
   const { rows } = await q.query(
-    `SELECT m.profile, COALESCE(sum(o.total), 0)::text AS spent
-     FROM unnest($1::text[], $2::text[]) AS m(profile, month)
-     LEFT JOIN orders o ON o.profile = m.profile AND o.budget_month = m.month AND o.status = ANY($3::text[])
-     GROUP BY m.profile`,
-    [months.map((m) => m.profile), months.map((m) => m.month), [...countingStates]],
+    `SELECT m.profile, s.spent::text AS spent, floor(s.spent * 100 / m.monthly)::int AS percent
+     FROM unnest($1::text[], $2::text[], $3::numeric[]) WITH ORDINALITY AS m(profile, month, monthly, n)
+     CROSS JOIN LATERAL (
+       SELECT COALESCE(sum(o.total), 0) AS spent FROM orders o
+       WHERE o.profile = m.profile AND o.budget_month = m.month AND o.status = ANY($4::text[])
+     ) s
+     ORDER BY m.n`,
+    [
+      budgets.map((b) => b.profile),
+      budgets.map((b) => b.month),
+      budgets.map((b) => b.monthly),
+      [...countingStates],
+    ],
   );
-  return new Map(rows.map((r) => [r.profile as string, r.spent as string]));
+  return rows.map((r) => ({ profile: r.profile, spent: r.spent, percent: r.percent }));
 }
