@@ -9,6 +9,7 @@ import { z } from "zod";
 import { DEFAULT_ORDER_TYPE } from "../supplier/schema.ts";
 import { approvalReferenceIssues, approvalSchema } from "./approval-schema.ts";
 import { budgetReferenceIssues, budgetSchema, timeZoneSchema } from "./budget-schema.ts";
+import { currencySchema, localeSchema, moneyIssues, priceSchema, shipsToSchema } from "./money-schema.ts";
 import { supplierEventsSchema } from "./supplier-events.ts";
 
 /** Jira-style keys (`ABC-123`) and bare numbers (`#123`). */
@@ -53,6 +54,10 @@ export const catalogItemSchema = z.strictObject({
   name: text.max(75, { error: "must be at most 75 characters (Slack shows at most 75 in a menu)" }),
   category: text.max(75, { error: "must be at most 75 characters" }).default("Other"),
   keywords: z.array(text).default([]),
+  /** The agreed price of one unit, in the file's `currency` (./money-schema.ts); none: the order shows no amounts. */
+  price: priceSchema.optional(),
+  /** ISO 3166-1 alpha-2 codes this item ships to; none: everywhere. */
+  countries: shipsToSchema.optional(),
 });
 
 export const bundleLineSchema = z.strictObject({
@@ -163,6 +168,10 @@ export const customerConfigSchema = z
       })
       .default({ delivered: true, cancelled: true, exception: true }),
     updates: updatesSchema.default(DEFAULT_UPDATES),
+    /** ISO 4217 code the catalog's prices are in (`EUR`); required once an item has a price. */
+    currency: currencySchema.optional(),
+    /** BCP 47 tag amounts are written in (`de-DE`: 1.234,50 €); default `en`. */
+    locale: localeSchema.optional(),
     catalog: z.array(catalogItemSchema).min(1, { error: "must list at least one item" }),
     bundles: z.array(bundleSchema).default([]),
     profiles: z.array(profileSchema).min(1, { error: "must define at least one profile" }),
@@ -217,6 +226,7 @@ export const customerConfigSchema = z
     (config, ctx) => {
       for (const issue of approvalReferenceIssues(config)) ctx.addIssue({ code: "custom", ...issue });
       for (const issue of budgetReferenceIssues(config)) ctx.addIssue({ code: "custom", ...issue });
+      for (const issue of moneyIssues(config)) ctx.addIssue({ code: "custom", ...issue });
     },
     { when: () => true },
   );

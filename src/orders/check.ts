@@ -5,6 +5,7 @@
  */
 import type { Customer } from "../config/catalog.ts";
 import { MAX_EDN_LENGTH, type Profile } from "../config/customer-schema.ts";
+import { COUNTRIES, isCountryCode } from "../supplier/countries.ts";
 import { checkOrderRequest } from "../supplier/rules.ts";
 import type { CreateOrderRequest } from "../supplier/schema.ts";
 import { normalizeDraft, type OrderDraft } from "./draft.ts";
@@ -20,6 +21,30 @@ export interface CheckDraftOptions {
   /** The document number to check with; default: the agent's, else the pattern with counter 1. */
   externalDocumentNumber?: string;
   now?: Date;
+}
+
+function countryList(codes: readonly string[]): string {
+  const names = codes.map((c) => (isCountryCode(c) ? `${COUNTRIES[c]} (${c})` : c));
+  return names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`;
+}
+
+/**
+ * An item limited to some countries (`countries` in the catalog) and a delivery elsewhere: the one message the
+ * modal shows under the item and the workflow step fails with. Null when it ships there (or no country is chosen
+ * yet: that has its own message).
+ */
+export function shipsToProblem(
+  item: {
+    readonly name: string;
+    readonly itemNumber: string;
+    readonly countries?: readonly string[] | undefined;
+  },
+  country: string,
+): string | null {
+  const to = country.trim().toUpperCase();
+  if (!item.countries || to === "" || item.countries.includes(to)) return null;
+  const where = isCountryCode(to) ? COUNTRIES[to] : to;
+  return `${item.name} (${item.itemNumber}) is not shipped to ${where}: it ships only to ${countryList(item.countries)}.`;
 }
 
 function ownChecks(draft: OrderDraft, customer: Customer, profile: Profile | undefined): FieldErrors {
@@ -45,13 +70,17 @@ function ownChecks(draft: OrderDraft, customer: Customer, profile: Profile | und
   if (draft.country === "") addFieldError(errors, "country", "Choose the country.");
   if (draft.lines.length === 0) addFieldError(errors, "lines", "Add at least one item.");
   draft.lines.forEach((line, i) => {
+    const item = line.itemNumber === "" ? undefined : customer.item(line.itemNumber);
     if (line.itemNumber === "") addFieldError(errors, `lines.${i}.itemNumber`, "Choose an item.");
-    else if (!customer.item(line.itemNumber)) {
+    else if (!item) {
       addFieldError(
         errors,
         `lines.${i}.itemNumber`,
         `${line.itemNumber} is not in the agreed catalog; choose an item from the list.`,
       );
+    } else {
+      const limit = shipsToProblem(item, draft.country);
+      if (limit) addFieldError(errors, `lines.${i}.itemNumber`, limit);
     }
     if (line.quantity === "") addFieldError(errors, `lines.${i}.quantity`, "Enter a quantity.");
     else if (!/^\d{1,9}$/.test(line.quantity)) {

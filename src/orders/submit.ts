@@ -33,6 +33,7 @@ import { nextEdn } from "./edn.ts";
 import { OrderNotFoundError, OrderNotResubmittableError } from "./errors.ts";
 import { type FieldErrors, fieldErrorsFromDetails } from "./fields.ts";
 import { canResubmit, type NewOrder, type Order, type OrderSource } from "./model/order.ts";
+import { type OrderPricing, priceOrder, storedPricing } from "./pricing.ts";
 import { draftToRequest } from "./request.ts";
 
 export interface SubmitDeps {
@@ -128,9 +129,8 @@ export interface AcceptedSubmission {
   request: CreateOrderRequest;
   /** The profile's approval rule the order matched: it waits for an approver instead of being placed. */
   approval?: MatchedRule | null;
-  /** The order's total at the customer's prices (exact decimal string); null or absent without prices. */
-  total?: string | null | undefined;
-  currency?: string | null | undefined;
+  /** What it costs at the customer's prices (./pricing.ts); null without prices. */
+  pricing?: OrderPricing | null;
 }
 
 export async function submitOrder(
@@ -161,8 +161,18 @@ export async function acceptSubmission(
   }
   const forbidden = await authorize(deps, checked.profile, origin.requestedBy);
   if (forbidden) return forbidden;
-  const approval = matchApprovalRule(checked.profile.approval, checked.request, deps.customer);
-  return { profile: checked.profile, draft: checked.draft, origin, at, request: checked.request, approval };
+  const pricing = priceOrder(checked.request.orderLines, deps.customer);
+  const amounts = storedPricing(pricing);
+  const approval = matchApprovalRule(checked.profile.approval, checked.request, deps.customer, amounts ?? {});
+  return {
+    profile: checked.profile,
+    draft: checked.draft,
+    origin,
+    at,
+    request: checked.request,
+    approval,
+    pricing,
+  };
 }
 
 /** Stores one accepted submission and enqueues its placement, in one transaction of its own. */
@@ -177,7 +187,8 @@ export async function storeSubmission(
   try {
     return await deps.store.transaction(async (tx): Promise<SubmitResult> => {
       // The budget's lock first (src/orders/budget/reserve.ts): its check and this order's insert are one decision.
-      const budget = await checkBudget(tx, deps.customer.config, profile, submission.total, at);
+      const total = storedPricing(submission.pricing ?? null)?.total;
+      const budget = await checkBudget(tx, deps.customer.config, profile, total, at);
       if (budget?.over && budget.onExceed === "refuse") {
         return (
           (await repeated(tx, key)) ?? {
@@ -258,6 +269,8 @@ function newOrderRow(
   request: CreateOrderRequest,
 ): NewOrder {
   const { origin } = accepted;
+  // The lines are the checked request's (the document number is all that changed since).
+  const pricing = storedPricing(accepted.pricing ?? null);
   return {
     id,
     profile: accepted.profile.name,
@@ -272,8 +285,8 @@ function newOrderRow(
     request,
     draft: accepted.draft,
     workflow: origin.workflow ?? null,
+    ...(pricing ?? {}),
     ...(accepted.approval ? { status: "awaiting_approval" as const } : {}),
-    ...(accepted.total != null && { total: accepted.total, currency: accepted.currency ?? null }),
   };
 }
 
@@ -338,7 +351,14 @@ export async function resubmitOrder(
   const { profile, draft: clean } = checked;
   const logger = deps.logger ?? pino({ level: "silent" });
 
+  const pricing = storedPricing(priceOrder(checked.request.orderLines, deps.customer));
   return deps.store.transaction(async (tx): Promise<ResubmitResult> => {
+    // The budget's lock first, as for a new order: a resubmitted order counts again in this month once accepted.
+    const budget = await checkBudget(tx, deps.customer.config, profile, pricing?.total, now());
+    if (budget?.over && budget.onExceed === "refuse") {
+      return { status: "invalid", draft: clean, errors: { lines: [refusalMessage(budget)] } };
+    }
+    const overBudget = budget?.over && budget.onExceed === "approve" ? overBudgetRule(budget) : null;
     const order = await getOrderForUpdate(tx, orderId);
     if (!order) throw new OrderNotFoundError(orderId);
     if (!canResubmit(order)) {
@@ -365,10 +385,15 @@ export async function resubmitOrder(
       request: final.value,
       draft: clean,
       externalDocumentNumber: edn,
+      pricing: storedPricing(priceOrder(final.value.orderLines, deps.customer)),
     });
     if (!reset) throw new OrderNotResubmittableError(orderId, order.status);
+    await recordSpend(tx, deps.jobs, reset, deps.customer.config, budget, now());
     // The corrected order meets the approval rules again (a rejected one is asked for again if it still needs it).
-    const asked = await approvalForResubmission(tx, deps, reset, profile, now());
+    const asked = await approvalForResubmission(tx, deps, reset, profile, now(), {
+      decision: budget,
+      overBudget,
+    });
     if (asked) return { status: "queued", order: asked };
     const data: PlaceOrderJobData = { orderId: order.id };
     // A new job id per resubmission (the previous job may still be listed as completed or failed).

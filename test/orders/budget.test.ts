@@ -40,6 +40,7 @@ function budgetCustomer(onExceed: OnExceed, monthly: string, extra: { timeZone?:
         }
       : undefined;
   config.currency = "EUR";
+  for (const item of config.catalog) item.price = "50";
   if (extra.timeZone) config.timeZone = extra.timeZone;
   return { customer: createCustomer(config), name };
 }
@@ -72,15 +73,18 @@ describe.each(TEST_BACKENDS)("monthly budgets on %s", (backend) => {
     return { store, jobs, customer, authorizer: everyone, now: () => at };
   }
 
-  /** Accepts a draft of the profile with the given total (the prices' part is tested with prices). */
+  /** Submits an order of the profile whose total is `total` (in units of the price, 50). */
   async function submit(d: SubmitDeps, name: string, total: string, draft: Partial<OrderDraft> = {}) {
+    const quantity = String(Number(total) / 50);
+    const lines = [{ itemNumber: "LAP-14-PRO", quantity, comment: "" }];
     const accepted = await acceptSubmission(
       d,
-      acmeUsDraft({ profile: name, ticket: "ABC-123", ...draft }),
+      acmeUsDraft({ profile: name, ticket: "ABC-123", lines, ...draft }),
       origin(),
     );
     if ("status" in accepted) throw new Error(JSON.stringify(accepted));
-    return storeSubmission(d, { ...accepted, total, currency: "EUR" });
+    expect(accepted.pricing?.total.toString()).toBe(total);
+    return storeSubmission(d, accepted);
   }
 
   const statuses = (results: SubmitResult[]) =>
@@ -156,7 +160,7 @@ describe.each(TEST_BACKENDS)("monthly budgets on %s", (backend) => {
     const lateJanuary = new Date("2026-02-01T04:30:00Z");
     expect(budgetMonth(lateJanuary, "America/New_York").label).toBe("2026-01");
     expect((await submit(deps(customer, lateJanuary), name, "500")).status).toBe("queued");
-    expect((await submit(deps(customer, new Date("2026-02-01T04:59:59Z")), name, "1")).status).toBe(
+    expect((await submit(deps(customer, new Date("2026-02-01T04:59:59Z")), name, "50")).status).toBe(
       "invalid",
     );
     // Midnight in New York: February, a new month's budget.

@@ -120,13 +120,20 @@ export async function approvalForResubmission(
   order: Order,
   profile: Profile,
   at: Date,
+  /** The budget decision of this resubmission (src/orders/budget/reserve.ts), and its `overBudget` rule if it matched. */
+  budget: { decision: BudgetDecision | null; overBudget: MatchedRule | null } = {
+    decision: null,
+    overBudget: null,
+  },
 ): Promise<Order | null> {
-  const matched = profile.approval ? matchApprovalRule(profile.approval, order.request, deps.customer) : null;
+  const matched = profile.approval
+    ? (matchApprovalRule(profile.approval, order.request, deps.customer, order) ?? budget.overBudget)
+    : null;
   if (!matched || !profile.approval) {
     if (order.approval) await restartApproval(tx, order.id, null);
     return null;
   }
-  const request = approvalRequestFor(profile.approval, matched, at);
+  const request = approvalRequestFor(profile.approval, matched, at, budget.decision);
   // `restarted` has its `resubmittedAt` (set by the resubmission in this transaction): a new round.
   const restarted = (await restartApproval(tx, order.id, request)) ?? order;
   return requestApproval(tx, deps.jobs, restarted, request);

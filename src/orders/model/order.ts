@@ -59,6 +59,8 @@ export interface Order {
   total: string | null;
   /** ISO 4217 code of `total`. */
   currency: string | null;
+  /** Each line's unit price when it was accepted, in the order of `request.orderLines`; null without prices. */
+  linePrices?: string[] | null | undefined;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -86,6 +88,7 @@ export interface NewOrder {
   expectedDeliverySource?: ExpectedDeliverySource | null | undefined;
   total?: string | null | undefined;
   currency?: string | null | undefined;
+  linePrices?: string[] | null | undefined;
 }
 
 export interface OriginMessage {

@@ -37,6 +37,7 @@ export function mapOrder(row: Row): Order {
     expectedDeliverySource: row.expected_delivery_source ?? null,
     total: row.total ?? null,
     currency: row.currency ?? null,
+    linePrices: row.line_prices ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

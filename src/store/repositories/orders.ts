@@ -49,9 +49,10 @@ const INSERT_COLUMNS = [
   "expected_delivery_source",
   "total",
   "currency",
+  "line_prices",
 ] as const;
 
-const JSONB_COLUMNS: ReadonlySet<string> = new Set(["request", "draft", "workflow"]);
+const JSONB_COLUMNS: ReadonlySet<string> = new Set(["request", "draft", "workflow", "line_prices"]);
 
 type InsertRow = Record<(typeof INSERT_COLUMNS)[number], unknown>;
 
@@ -78,6 +79,7 @@ function insertRow(order: NewOrder): InsertRow {
     expected_delivery_source: order.expectedDeliverySource ?? null,
     total: order.total ?? null,
     currency: order.currency ?? null,
+    line_prices: order.linePrices ?? null,
   };
 }
 
@@ -268,6 +270,8 @@ export interface Resubmission {
   draft?: object | null | undefined;
   /** A new document number when the old one cannot be reused (default: the request's). */
   externalDocumentNumber?: string | undefined;
+  /** The corrected lines' prices (orders/pricing.ts); null without prices. */
+  pricing?: { total: string; currency: string; linePrices: string[] } | null | undefined;
 }
 
 /**
@@ -285,7 +289,7 @@ export function resetForResubmit(
     `UPDATE orders SET request = $2, draft = COALESCE($3, draft),
        external_document_number = COALESCE($4, external_document_number),
        status = 'queued', status_at = now(), status_occurred_at = NULL, last_error = NULL, updated_at = now(),
-       resubmitted_by = $5, resubmitted_at = now()
+       resubmitted_by = $5, resubmitted_at = now(), total = $6, currency = $7, line_prices = $8
      WHERE id = $1 AND status IN ('failed', 'rejected_by_approver') AND correlation_id IS NULL RETURNING *`,
     [
       orderId,
@@ -293,6 +297,9 @@ export function resetForResubmit(
       json(resubmission.draft),
       resubmission.externalDocumentNumber ?? resubmission.request.externalDocumentNumber ?? null,
       resubmission.resubmittedBy,
+      resubmission.pricing?.total ?? null,
+      resubmission.pricing?.currency ?? null,
+      json(resubmission.pricing?.linePrices ?? null),
     ],
   );
 }
