@@ -25,6 +25,8 @@ Exit codes: 0 written, 1 failed, 2 bad usage, 3 the embedded store (use Slack).
 export interface OrdersDeps extends OperationsDeps {
   /** `export.personalData`, when the caller has the customer file already (tests). */
   personalData?: boolean;
+  /** Whether the customer file has prices, likewise. */
+  prices?: boolean;
 }
 
 const SPEC = {
@@ -56,13 +58,13 @@ export async function runOrders(
   const opened = await openOperationsStore("orders", env, io, deps);
   if (!opened.ok) return opened.exitCode;
   try {
-    const personalData =
-      deps.personalData ??
-      (opened.target
-        ? (await loadCustomerConfig(opened.target.customerConfigPath)).export.personalData
-        : false);
+    const needed = deps.personalData === undefined || deps.prices === undefined;
+    const customer =
+      needed && opened.target ? await loadCustomerConfig(opened.target.customerConfigPath) : null;
+    const personalData = deps.personalData ?? customer?.export.personalData ?? false;
+    const prices = deps.prices ?? customer?.currency !== undefined;
     const tally: ExportTally = { orders: 0 };
-    const lines = exportCsv(ordersOfMonth(opened.store, parsed.month), { personalData }, tally);
+    const lines = exportCsv(ordersOfMonth(opened.store, parsed.month), { personalData, prices }, tally);
     // `end: false`: stdout stays open for whatever the process writes after.
     await pipeline(Readable.from(lines), io.stdout, { end: false });
     io.stderr.write(

@@ -39,7 +39,7 @@ export async function publishHome(ctx: HomeContext, client: WebClient, userId: s
   ]);
   await client.views.publish({
     user_id: userId,
-    view: buildHomeView(orders, attention, awaitingMe, spend),
+    view: buildHomeView(orders, attention, awaitingMe, ctx.customer?.config.locale, spend),
   });
 }
 

@@ -3,6 +3,8 @@
  * `externalDocumentNumber` and `correlationId` (spec, "What the service does", point 6). The recipient's e-mail,
  * phone and address are personal data and appear only when the customer file says `export: { personalData: true }`.
  */
+import { amountString } from "../currency.ts";
+import { Decimal } from "../money.ts";
 import type { CsvValue } from "./csv.ts";
 
 /** One order as the export reads it (the store's query fills it; see src/store/repositories/order-export.ts). */
@@ -24,6 +26,10 @@ export interface ExportOrder {
   orderLines: unknown;
   /** `orders.tracking` as stored. */
   tracking: unknown;
+  /** The order's total, currency and unit prices as stored (orders/pricing.ts); null without prices. */
+  total?: string | null;
+  currency?: string | null;
+  linePrices?: unknown;
 }
 
 const BASE_HEADER = [
@@ -41,9 +47,19 @@ const BASE_HEADER = [
   "tracking_numbers",
 ] as const;
 const PERSONAL_HEADER = ["recipient_email", "recipient_phone", "recipient_address"] as const;
+/** With prices: each line's unit price and line total in the order of `items`, the order's total, the currency. */
+const MONEY_HEADER = ["unit_prices", "line_totals", "order_total", "currency"] as const;
 
-export function exportHeader(personalData: boolean): string[] {
-  return [...BASE_HEADER, ...(personalData ? PERSONAL_HEADER : [])];
+export interface ExportColumns {
+  personalData: boolean;
+  /** Whether the customer file has prices: without them, no money columns. */
+  prices?: boolean | undefined;
+}
+
+export function exportHeader(columns: ExportColumns | boolean): string[] {
+  const { personalData, prices } =
+    typeof columns === "boolean" ? { personalData: columns, prices: false } : columns;
+  return [...BASE_HEADER, ...(prices ? MONEY_HEADER : []), ...(personalData ? PERSONAL_HEADER : [])];
 }
 
 function record(value: unknown): Record<string, unknown> {
@@ -97,7 +113,33 @@ function addressCell(shipping: Record<string, unknown>): string {
     .join(", ");
 }
 
-export function exportCells(order: ExportOrder, personalData: boolean): CsvValue[] {
+/**
+ * The money cells: "1249.90; 0.10", "2499.80; 100.00", "2599.80", "EUR". Line totals are unit price times
+ * quantity, exact, with the currency's decimals, so they add up to the order total to the cent. Empty for an order
+ * taken without prices.
+ */
+export function moneyCells(order: ExportOrder): CsvValue[] {
+  const lines = Array.isArray(order.orderLines) ? order.orderLines.map(record) : [];
+  const prices = Array.isArray(order.linePrices) ? order.linePrices : null;
+  if (!order.total || !order.currency || !prices || prices.length !== lines.length) return ["", "", "", ""];
+  const currency = order.currency;
+  // Lines as in `items` (a line without a quantity is left out there, so here too).
+  const shownAt = lines.flatMap((line, i) =>
+    typeof line.quantity === "number" &&
+    Number.isSafeInteger(line.quantity) &&
+    line.quantity > 0 &&
+    text(line.itemNumber) !== ""
+      ? [{ quantity: line.quantity, price: Decimal.parse(String(prices[i])) }]
+      : [],
+  );
+  const units = shownAt.map((l) => amountString(l.price, currency));
+  const totals = shownAt.map((l) => amountString(l.price.times(l.quantity), currency));
+  return [units.join("; "), totals.join("; "), amountString(order.total, currency), currency];
+}
+
+export function exportCells(order: ExportOrder, columns: ExportColumns | boolean): CsvValue[] {
+  const { personalData, prices } =
+    typeof columns === "boolean" ? { personalData: columns, prices: false } : columns;
   const shipping = record(order.shipping);
   const contact = record(shipping.contact);
   const name = [text(contact.firstName), text(contact.lastName)].filter(Boolean).join(" ");
@@ -115,6 +157,7 @@ export function exportCells(order: ExportOrder, personalData: boolean): CsvValue
     iso(order.deliveredAt),
     trackingCell(order.tracking),
   ];
+  if (prices) cells.push(...moneyCells(order));
   if (personalData) cells.push(text(contact.email), text(contact.phoneNumber), addressCell(shipping));
   return cells;
 }

@@ -14,6 +14,8 @@ export { type ExportMonth, type MonthResult, monthName, monthOf, parseExportMont
 export interface ExportOptions {
   /** `export.personalData` in the customer file: the recipient's e-mail, phone and address too. */
   personalData: boolean;
+  /** Whether the customer file has prices (`currency`): the money columns too. */
+  prices?: boolean | undefined;
 }
 
 /** Where the orders come from: every order taken in [start, end), oldest first. */
@@ -30,9 +32,9 @@ export async function* exportCsv(
   options: ExportOptions,
   tally: ExportTally = { orders: 0 },
 ): AsyncGenerator<string> {
-  yield csvLine(exportHeader(options.personalData));
+  yield csvLine(exportHeader(options));
   for await (const order of orders) {
     tally.orders += 1;
-    yield csvLine(exportCells(order, options.personalData));
+    yield csvLine(exportCells(order, options));
   }
 }

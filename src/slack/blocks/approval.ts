@@ -8,6 +8,7 @@ import type { Customer } from "../../config/catalog.ts";
 import { moneyText } from "../../orders/budget/format.ts";
 import type { Order } from "../../orders/model/order.ts";
 import { ACTION, BLOCK, CALLBACK } from "./ids.ts";
+import { linePriceText, orderTotalText } from "./money.ts";
 import { escapeMrkdwn as esc, mrkdwn, plain, shown, slackDate } from "./text.ts";
 
 type KnownBlock = types.KnownBlock;
@@ -71,18 +72,21 @@ function summary(order: Order, customer: Customer): string {
   const by = order.source === "workflow" ? "a workflow (Place IT order)" : `<@${order.requestedBy}>`;
   const items = orderLines
     .slice(0, 20)
-    .map((line) => {
+    .map((line, i) => {
       const item = customer.item(line.itemNumber);
-      return `• ${line.quantity} × ${item ? `${esc(item.name)} (${esc(line.itemNumber)})` : esc(line.itemNumber)}`;
+      const price = linePriceText(order, i, line.quantity, customer.config.locale);
+      return `• ${line.quantity} × ${item ? `${esc(item.name)} (${esc(line.itemNumber)})` : esc(line.itemNumber)}${price}`;
     })
     .join("\n");
   const more = orderLines.length > 20 ? `\n…and ${orderLines.length - 20} more line(s)` : "";
+  const total = orderTotalText(order, customer.config.locale);
   return [
     `*${esc(ticket)}* · order ${esc(order.externalDocumentNumber)} · ${esc(order.profile)}`,
     `*Requested by* ${by}`,
     `*Recipient* ${esc(`${contact.firstName} ${contact.lastName}`.trim())}`,
     `*Delivery* ${shipping.deliveryAt} · ${esc(shipping.city)}, ${esc(shipping.countryIso2)}`,
     `*Items*\n${items}${more}`,
+    ...(total ? [`*Total* ${total}`] : []),
   ].join("\n");
 }
 
@@ -92,7 +96,8 @@ function summary(order: Order, customer: Customer): string {
  */
 export function amountBlocks(order: Order, locale?: string): KnownBlock[] {
   if (order.total === null || order.currency === null) return [];
-  const lines = [`*Total* ${moneyText(order.total, order.currency, locale)}`];
+  // The total itself is in the summary above.
+  const lines: string[] = [];
   const rule = order.approval?.rule;
   if (rule === "orderTotalOver" || rule === "overBudget") lines.push(`*Rule* \`${rule}\``);
   const budget = order.approval?.budget;
@@ -101,7 +106,7 @@ export function amountBlocks(order: Order, locale?: string): KnownBlock[] {
       `*Spend in ${budget.month}* ${moneyText(budget.spent, budget.currency, locale)} of the ${moneyText(budget.monthly, budget.currency, locale)} monthly budget, with this order`,
     );
   }
-  return [{ type: "section", text: mrkdwn(lines.join("\n")) }];
+  return lines.length === 0 ? [] : [{ type: "section", text: mrkdwn(lines.join("\n")) }];
 }
 
 /** The approver's DM: asking while the order waits, the decision once made (no buttons then). */

@@ -18,7 +18,7 @@ function mark(percent: number): string {
   return percent >= 100 ? " 🔴" : percent >= 80 ? " 🟠" : "";
 }
 
-export function homeSpendBlocks(spends: readonly ProfileSpend[] | null): KnownBlock[] {
+export function homeSpendBlocks(spends: readonly ProfileSpend[] | null, locale?: string): KnownBlock[] {
   if (!spends || spends.length === 0) return [];
   const month = spends[0]?.month ?? "";
   const blocks: KnownBlock[] = [{ type: "header", text: plain(`Spend this month (${month})`, 150) }];
@@ -26,7 +26,7 @@ export function homeSpendBlocks(spends: readonly ProfileSpend[] | null): KnownBl
     blocks.push({
       type: "section",
       text: mrkdwn(
-        `*${esc(s.profile)}* · ${moneyText(s.spent, s.currency)} of ${moneyText(s.monthly, s.currency)} (${s.percent} %)${mark(s.percent)}\n${bar(s.percent)} · over budget: ${s.onExceed}`,
+        `*${esc(s.profile)}* · ${moneyText(s.spent, s.currency, locale)} of ${moneyText(s.monthly, s.currency, locale)} (${s.percent} %)${mark(s.percent)}\n${bar(s.percent)} · over budget: ${s.onExceed}`,
       ),
     });
   }

@@ -8,10 +8,16 @@ import { needsAttentionBlocks } from "./attention.ts";
 import { homeApprovalBlocks } from "./home-approvals.ts";
 import { homeSpendBlocks } from "./home-spend.ts";
 import { ACTION } from "./ids.ts";
+import { orderTotalText } from "./money.ts";
 import { orderStatusLine, trackingLinks } from "./order-message.ts";
 import { escapeMrkdwn as esc, mrkdwn, plain } from "./text.ts";
 
 type KnownBlock = types.KnownBlock;
+
+function totalOf(order: Order, locale: string | undefined): string {
+  const total = orderTotalText(order, locale);
+  return total ? ` · ${total}` : "";
+}
 
 /** 3 fixed blocks + 2 per order, + "Needs attention" for admins (src/orders/operations/list.ts) ≤ 100. */
 export const HOME_ORDER_LIMIT = 20;
@@ -24,12 +30,14 @@ export function buildHomeView(
   orders: readonly Order[],
   attention?: AttentionList | null,
   awaitingMe: readonly Order[] = [],
+  /** The customer file's locale, amounts are written in. */
+  locale?: string,
   /** An admin's "Spend this month" (budgeted profiles); null for everyone else. */
   spend: readonly ProfileSpend[] | null = null,
 ): types.HomeView {
   const blocks: KnownBlock[] = [
     ...(attention ? needsAttentionBlocks(attention) : []),
-    ...homeSpendBlocks(spend),
+    ...homeSpendBlocks(spend, locale),
     ...homeApprovalBlocks(awaitingMe),
     { type: "header", text: plain("My orders", 150) },
     {
@@ -61,7 +69,7 @@ export function buildHomeView(
       `*${esc(order.customerReference ?? order.externalDocumentNumber)}* · ${esc(order.externalDocumentNumber)}${where}`,
       orderStatusLine(order),
       ...(order.approval ? [approvalLine(order) ?? ""].filter(Boolean) : []),
-      `For ${esc(`${contact.firstName} ${contact.lastName}`.trim())} · ${order.request.orderLines.length} line(s)`,
+      `For ${esc(`${contact.firstName} ${contact.lastName}`.trim())} · ${order.request.orderLines.length} line(s)${totalOf(order, locale)}`,
       ...(links.length > 0 ? [links.join(" · ")] : []),
     ];
     blocks.push({ type: "section", text: mrkdwn(lines.join("\n")) });

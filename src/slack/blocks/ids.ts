@@ -74,6 +74,8 @@ export const LINE_BLOCK = {
 
 export const BLOCK = {
   lineActions: "line_actions",
+  /** The modal's running total under the lines (with prices). */
+  linesTotal: "lines_total",
   orderActions: "order_actions",
   approvalActions: "approval_actions",
   rejectReason: "reject_reason",

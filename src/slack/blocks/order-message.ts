@@ -15,6 +15,7 @@ import { parseWorkflowContext } from "../../orders/workflow/context.ts";
 import { COUNTRIES, isCountryCode } from "../../supplier/countries.ts";
 import { approvalLine, approvalStatusLine } from "./approval.ts";
 import { ACTION, BLOCK } from "./ids.ts";
+import { linePriceText, orderTotalText } from "./money.ts";
 import { escapeMrkdwn as esc, mrkdwn, plain, shown, slackLink, truncate } from "./text.ts";
 import { STATUS_LINE_BLOCK_ID, statusLineText } from "./updates/status-line.ts";
 
@@ -167,10 +168,12 @@ export function trackingLinks(tracking: unknown): string[] {
 }
 
 function lineSections(order: Order, customer: Customer): KnownBlock[] {
-  const texts = order.request.orderLines.map((line) => {
+  const locale = customer.config.locale;
+  const texts = order.request.orderLines.map((line, i) => {
     const item = customer.item(line.itemNumber);
     const name = item ? `${esc(item.name)} (${esc(line.itemNumber)})` : esc(line.itemNumber);
-    return `• ${line.quantity} × ${name}${line.comments ? ` — _${esc(line.comments)}_` : ""}`;
+    const price = linePriceText(order, i, line.quantity, locale);
+    return `• ${line.quantity} × ${name}${price}${line.comments ? ` — _${esc(line.comments)}_` : ""}`;
   });
   const sections: string[] = [];
   let current = "*Items*";
@@ -185,6 +188,8 @@ function lineSections(order: Order, customer: Customer): KnownBlock[] {
     shown++;
   }
   if (shown < texts.length) current += `\n…and ${texts.length - shown} more line(s)`;
+  const total = orderTotalText(order, locale);
+  if (total) current += `\n*Total: ${total}*`;
   sections.push(current);
   return sections.map((text) => ({ type: "section", text: mrkdwn(text) }));
 }

@@ -7,9 +7,11 @@ import type { types } from "@slack/bolt";
 import type { Customer } from "../../config/catalog.ts";
 import type { OrderDraft } from "../../orders/draft.ts";
 import type { FieldErrors } from "../../orders/fields.ts";
+import { priceDraftLines } from "../../orders/pricing.ts";
 import { ACTION, BLOCK, LINE_BLOCK } from "./ids.ts";
 import { hint } from "./modal-inputs.ts";
-import { plain, truncate } from "./text.ts";
+import { draftTotalText } from "./money.ts";
+import { mrkdwn, plain, truncate } from "./text.ts";
 
 type KnownBlock = types.KnownBlock;
 type Option = types.PlainTextOption;
@@ -31,6 +33,8 @@ export function lineBlocks(
   errors: FieldErrors | undefined,
 ): KnownBlock[] {
   const blocks: KnownBlock[] = [];
+  // With prices, choosing an item or typing a quantity tells us, and the total under the lines follows it.
+  const priced = customer.config.currency !== undefined;
   keys.forEach((key, i) => {
     const line = draft.lines[i] ?? { itemNumber: "", quantity: "1", comment: "" };
     const n = i + 1;
@@ -38,6 +42,7 @@ export function lineBlocks(
       type: "input",
       block_id: LINE_BLOCK.item(key),
       label: plain(keys.length > 1 ? `Item ${n}` : "Item"),
+      ...(priced ? { dispatch_action: true } : {}),
       element: {
         type: "external_select",
         action_id: ACTION.lineItem,
@@ -51,12 +56,14 @@ export function lineBlocks(
       type: "input",
       block_id: LINE_BLOCK.quantity(key),
       label: plain(keys.length > 1 ? `Quantity ${n}` : "Quantity"),
+      ...(priced ? { dispatch_action: true } : {}),
       element: {
         type: "number_input",
         action_id: ACTION.lineQuantity,
         is_decimal_allowed: false,
         min_value: "1",
         max_value: "999",
+        ...(priced ? { dispatch_action_config: { trigger_actions_on: ["on_character_entered"] } } : {}),
         ...(line.quantity ? { initial_value: truncate(line.quantity, 9) } : {}),
       },
       ...hint(errors, `lines.${i}.quantity`),
@@ -115,4 +122,19 @@ export function lineActions(
   }
   if (elements.length === 0) return null;
   return { type: "actions", block_id: BLOCK.lineActions, elements } as KnownBlock;
+}
+
+/**
+ * The order's total under the lines, of what is filled in so far (a line without an item, or with a quantity
+ * still being typed, counts for nothing yet); null without prices.
+ */
+export function linesTotal(customer: Customer, draft: OrderDraft): KnownBlock | null {
+  const pricing = priceDraftLines(draft.lines, customer);
+  if (!pricing) return null;
+  const lines = pricing.lines.length;
+  const text =
+    lines === 0
+      ? "*Total:* choose an item to see the total"
+      : `*Total: ${draftTotalText(pricing, customer.config.locale)}*${lines < draft.lines.length ? ` (${lines} of ${draft.lines.length} lines)` : ""}`;
+  return { type: "context", block_id: BLOCK.linesTotal, elements: [mrkdwn(text)] } as KnownBlock;
 }

@@ -1,7 +1,7 @@
 /**
  * The order modal. Inputs keep stable block ids (line blocks are keyed, not numbered) so that "Add line",
  * "Remove line" and "Add bundle" can rebuild the view with `views.update` while Slack keeps what was typed.
- * Budget: 24 fixed blocks + 3 per line ≤ 100, hence at most 25 lines in the form; texts are cut to Slack's limits.
+ * Budget: 24 fixed blocks (with prices, one more: the total) + 3 per line ≤ 100, hence at most 25 lines in the form; texts are cut to Slack's limits.
  */
 import type { types } from "@slack/bolt";
 import type { Customer } from "../../config/catalog.ts";
@@ -13,7 +13,7 @@ import { COUNTRIES, isCountryCode } from "../../supplier/countries.ts";
 import { encodeMetadata, type ModalMetadata } from "../metadata.ts";
 import { ACTION, CALLBACK, FIELD_BLOCK } from "./ids.ts";
 import { header, hint, textInput } from "./modal-inputs.ts";
-import { lineActions, lineBlocks, MAX_MODAL_LINES } from "./order-modal-lines.ts";
+import { lineActions, lineBlocks, linesTotal, MAX_MODAL_LINES } from "./order-modal-lines.ts";
 import { mrkdwn, plain } from "./text.ts";
 
 type KnownBlock = types.KnownBlock;
@@ -241,6 +241,8 @@ export function buildOrderModal(input: OrderModalInput): ModalView {
   blocks.push(...lineBlocks(customer, draft, keys, errors));
   const actions = lineActions(customer, draft, keys);
   if (actions) blocks.push(actions);
+  const total = linesTotal(customer, draft);
+  if (total) blocks.push(total);
 
   blocks.push(header("References (optional)"));
   if (customer.config.externalDocumentNumber.allowManual) {

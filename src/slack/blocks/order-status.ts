@@ -5,6 +5,7 @@
 import type { types } from "@slack/bolt";
 import type { Customer } from "../../config/catalog.ts";
 import type { Order } from "../../orders/model/order.ts";
+import { orderTotalText } from "./money.ts";
 import { orderStatusLine, trackingLinks } from "./order-message.ts";
 import { escapeMrkdwn as esc, mrkdwn, shown, slackLink, truncate } from "./text.ts";
 
@@ -47,6 +48,8 @@ function entryText(entry: OrderStatusEntry, options: OrderStatusOptions): string
     orderStatusLine(order, { now: options.now, timeZone: options.timeZone }),
     `*Items:* ${items(order, options.customer)}`,
   ];
+  const total = orderTotalText(order, options.customer.config.locale);
+  if (total) parts.push(`*Total:* ${total}`);
   const tracking = trackingLinks(order.tracking);
   if (tracking.length > 0) {
     parts.push(`*Tracking:* ${tracking.join(", ")}`);

@@ -21,7 +21,7 @@ const PAGE = `
            (SELECT string_agg(a.correlation_id, ' ' ORDER BY a.created_at, a.correlation_id)
               FROM order_aliases a WHERE a.order_id = o.id)), '') AS correlation_id,
          o.status, o.created_at, o.request -> 'shipping' AS shipping, o.request -> 'orderLines' AS order_lines,
-         o.tracking, o.created_at::text AS cursor_at,
+         o.tracking, o.created_at::text AS cursor_at, o.total::text AS total, o.currency, o.line_prices,
          COALESCE(
            (SELECT min(e.occurred_at) FROM supplier_events e
              WHERE e.order_id = o.id AND e.correlation_id = o.correlation_id),
@@ -53,6 +53,9 @@ function toExportOrder(row: Row): ExportOrder {
     shipping: row.shipping,
     orderLines: row.order_lines,
     tracking: row.tracking,
+    total: row.total ?? null,
+    currency: row.currency ?? null,
+    linePrices: row.line_prices ?? null,
   };
 }
 

@@ -17,6 +17,7 @@ import { fixAndResubmit } from "./fix-and-resubmit.ts";
 import { homePlaceOrder } from "./home-place-order.ts";
 import { rejectOrder } from "./reject-order.ts";
 import { removeLine } from "./remove-line.ts";
+import { updateTotal } from "./update-total.ts";
 
 type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
 type ActionHandler = (args: ActionArgs) => Promise<void>;
@@ -30,6 +31,8 @@ export function register(app: App, ctx: SlackContext): void {
     [ACTION.addLine, addLine(ctx)],
     [ACTION.removeLine, removeLine(ctx) as ActionHandler],
     [ACTION.addBundle, addBundle(ctx) as ActionHandler],
+    [ACTION.lineItem, updateTotal(ctx)],
+    [ACTION.lineQuantity, updateTotal(ctx)],
     [ACTION.fixAndResubmit, fixAndResubmit(ctx) as ActionHandler],
     [ACTION.homePlaceOrder, homePlaceOrder(ctx)],
     [ACTION.approveOrder, approveOrder(ctx) as ActionHandler],

@@ -52,7 +52,11 @@ export async function answerOrderExport(
     const filename = `orders-${month.label}.csv`;
     const path = join(dir, filename);
     const tally: ExportTally = { orders: 0 };
-    const lines = exportCsv(ordersOfMonth(ctx.store, month), { personalData }, tally);
+    const lines = exportCsv(
+      ordersOfMonth(ctx.store, month),
+      { personalData, prices: ctx.customer.config.currency !== undefined },
+      tally,
+    );
     // Owner-only: the file holds names (and with export.personalData, contact details) until it is deleted.
     await pipeline(Readable.from(lines), createWriteStream(path, { mode: 0o600 }));
     const count = `${tally.orders.toLocaleString("en-GB")} order${tally.orders === 1 ? "" : "s"}`;

@@ -1,0 +1,180 @@
+/**
+ * Prices over the real wire, once per transport: the modal's total follows the lines as items are chosen and
+ * quantities typed (block actions → views.update), the accepted order keeps its exact total, and its message,
+ * App Home and `/order status` show it; an item limited to other countries is refused under its line.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateTestKey } from "../../src/sandbox/keys.ts";
+import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
+import { getOrderByIdempotencyKey } from "../../src/store/repositories/orders.ts";
+import type { BlockAction } from "../../tools/slack-payloads.ts";
+import {
+  AGENT,
+  exampleConfig,
+  type Harness,
+  HELPDESK,
+  startHarness,
+  TRANSPORTS,
+  VALID_FORM,
+} from "./support/harness.ts";
+
+const PRICES: Record<string, string> = { "LAP-14-PRO": "2149", "PHONE-STD": "649.9", "MON-27-4K": "429.90" };
+
+function pricedConfig() {
+  const config = exampleConfig();
+  config.currency = "EUR";
+  for (const item of config.catalog) {
+    item.price = PRICES[item.itemNumber] ?? "10";
+    if (item.itemNumber === "MON-27-4K") item.countries = ["US", "CA"];
+  }
+  return config;
+}
+
+function totalText(blocks: unknown): string | undefined {
+  const block = (blocks as { block_id?: string; elements?: { text?: string }[] }[]).find(
+    (b) => b.block_id === "lines_total",
+  );
+  return block?.elements?.[0]?.text;
+}
+
+describe.each(TRANSPORTS)("over %s", (transport) => {
+  let sandbox: SandboxHandle;
+  let h: Harness;
+
+  beforeAll(async () => {
+    const key = generateTestKey();
+    sandbox = await startSandbox({ apiKeys: [key], speed: 1000, seed: `spend-totals-${transport}` });
+    h = await startHarness({ transport, supplierUrl: sandbox.url, apiKey: key, config: pricedConfig() });
+  });
+
+  afterAll(async () => {
+    await h?.close();
+    await sandbox?.close();
+  });
+
+  async function openModal(ticket: string) {
+    const { triggerId } = await h.agent.runCommand({ channel: HELPDESK, command: "/order", text: ticket });
+    return h.agent.openedModal(triggerId);
+  }
+
+  /** What Slack sends when a line input with `dispatch_action` changes, then the rebuilt view. */
+  async function dispatch(viewId: string, action: BlockAction, what: string) {
+    const before = h.fake.view(viewId)?.versions ?? 0;
+    await h.requests.blockActions({
+      userId: AGENT,
+      triggerId: h.fake.issueTriggerId(AGENT),
+      view: h.fake.viewPayload(viewId),
+      actions: [action],
+    });
+    return h.fake.waitFor(
+      () => {
+        const v = h.fake.view(viewId);
+        return v && v.versions > before ? v : undefined;
+      },
+      { what },
+    );
+  }
+
+  it("keeps the modal's total current as items and quantities change, and the order keeps it", async () => {
+    const view = await openModal("SPEND-1");
+    expect(totalText(view.definition.blocks)).toBe("*Total:* choose an item to see the total");
+    h.agent.fill(view.id, { line_0_item: { value: "PHONE-STD", text: "Smartphone (standard) (PHONE-STD)" } });
+    const chosen = await dispatch(
+      view.id,
+      {
+        type: "external_select",
+        action_id: "line_item",
+        block_id: "line_0_item",
+        selected_option: { text: { type: "plain_text", text: "Smartphone" }, value: "PHONE-STD" },
+      },
+      "the total after choosing the phone",
+    );
+    expect(totalText(chosen.definition.blocks)).toBe("*Total: €649.90*");
+    h.agent.fill(view.id, { line_0_quantity: "3" });
+    const typed = await dispatch(
+      view.id,
+      { type: "number_input", action_id: "line_quantity", block_id: "line_0_quantity", value: "3" },
+      "the total after typing 3",
+    );
+    expect(totalText(typed.definition.blocks)).toBe("*Total: €1,949.70*");
+    // The typed values are kept by the rebuild.
+    expect(typed.values.line_0_quantity?.line_quantity).toMatchObject({ value: "3" });
+
+    const submitted = await h.agent.submit(view.id, {
+      ...VALID_FORM,
+      ticket: "SPEND-1",
+      profile: "Acme EU",
+      line_0_item: { value: "PHONE-STD", text: "Smartphone (standard) (PHONE-STD)" },
+      line_0_quantity: "3",
+    });
+    expect(submitted.outcome.outcome).toBe("closed");
+    const stored = await getOrderByIdempotencyKey(h.store, `view:${view.id}`);
+    expect(Number(stored?.total)).toBe(1949.7);
+    expect(stored?.currency).toBe("EUR");
+    expect(stored?.linePrices).toEqual(["649.90"]);
+
+    const posted = await h.waitForOrder(
+      (o) => o.id === stored?.id && o.slackMessageTs !== null,
+      "the order's message",
+    );
+    const message = await h.fake.waitFor(
+      () => {
+        const m = h.fake.message(HELPDESK, posted.slackMessageTs ?? "");
+        return m && JSON.stringify(m.versions.at(-1)?.blocks).includes("Total") ? m : undefined;
+      },
+      { what: "the order message with its total" },
+    );
+    const shown = JSON.stringify(message.versions.at(-1)?.blocks);
+    expect(shown).toContain("3 × Smartphone (standard) (PHONE-STD) · €649.90 each, €1,949.70");
+    expect(shown).toContain("*Total: €1,949.70*");
+
+    const opened = {
+      token: "t",
+      team_id: h.fake.teamId,
+      api_app_id: h.fake.appId,
+      type: "event_callback",
+      event_id: `Ev0SPEND${transport}`,
+      event_time: Math.floor(Date.now() / 1000),
+      event: {
+        type: "app_home_opened",
+        user: AGENT,
+        channel: "D0AGENT01",
+        tab: "home",
+        event_ts: "1.000001",
+      },
+    };
+    expect(
+      (await h.requests.send({ body: JSON.stringify(opened), contentType: "application/json" })).status,
+    ).toBe(200);
+    const home = await h.fake.waitFor(
+      () => {
+        const v = h.fake.homeView(AGENT);
+        return v && JSON.stringify(v.definition.blocks).includes("€1,949.70") ? v : undefined;
+      },
+      { what: "App Home with the total" },
+    );
+    expect(JSON.stringify(home.definition.blocks)).toContain("1 line(s) · €1,949.70");
+
+    const before = h.fake.responses().length;
+    await h.agent.runCommand({ channel: HELPDESK, command: "/order", text: "status SPEND-1" });
+    const answer = await h.fake.waitFor(() => h.fake.responses()[before], { what: "the status answer" });
+    expect(JSON.stringify(answer.body)).toContain("*Total:* €1,949.70");
+  });
+
+  it("refuses an item that does not ship to the delivery's country under its line, naming where it ships", async () => {
+    const view = await openModal("SPEND-2");
+    const refused = await h.agent.submit(view.id, {
+      ...VALID_FORM,
+      ticket: "SPEND-2",
+      profile: "Acme EU",
+      line_0_item: { value: "MON-27-4K", text: 'Monitor 27" 4K USB-C (MON-27-4K)' },
+    });
+    expect(refused.outcome).toEqual({ outcome: "errors", problems: [] });
+    const errors = h.fake.view(view.id)?.errors ?? {};
+    expect(errors).toEqual({
+      line_0_item:
+        'Monitor 27" 4K USB-C (MON-27-4K) is not shipped to Netherlands: it ships only to United States (US) or Canada (CA).',
+    });
+    expect(await getOrderByIdempotencyKey(h.store, `view:${view.id}`)).toBeNull();
+  });
+});
