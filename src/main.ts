@@ -15,7 +15,10 @@ import { type HttpServer, startHttpServer } from "./http/server.ts";
 import { createJobs, type Jobs } from "./jobs/index.ts";
 import { createLogger } from "./log.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
+import { registerBudgetMetrics } from "./metrics-budgets.ts";
 import { workApprovals } from "./orders/approvals/jobs.ts";
+import { workBudgetAlerts } from "./orders/budget/alert-job.ts";
+import { spendThisMonth } from "./orders/budget/spend.ts";
 import { workAlertRewrites } from "./orders/operations/outcome-job.ts";
 import { placeOrderJob } from "./orders/place.ts";
 import { workPlacement } from "./orders/placement-queues.ts";
@@ -116,6 +119,10 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       logger,
     });
     cleanups.push(() => store.close());
+    // Month-to-date spend against budget per profile, read at each scrape (no gauges without a budget).
+    if (customer.config.profiles.some((p) => p.budget)) {
+      registerBudgetMetrics(metrics.registry, () => spendThisMonth(store, customer.config, new Date()));
+    }
 
     // Created before the job workers so that it is closed after them on shutdown: a placement still running
     // (and retrying) during the grace period keeps its connection pool.
@@ -246,16 +253,19 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     });
     // An admin alert is rewritten by a job of the admin's action (who did what), so a crash cannot skip it.
     workAlertRewrites(jobs, { store, alerts: slack.context.operators.alerts, logger });
+    // Its own client: a 429 re-schedules the job after Retry-After instead of blocking a worker.
+    const chat = createSlackChat({
+      token: config.slack.botToken,
+      history,
+      timeoutMs: config.slack.timeoutMs,
+      logger,
+      ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
+    });
+    // A profile's month reaching 80 % / 100 % of its budget, an order placed over it (src/orders/budget/).
+    workBudgetAlerts(jobs, { store, notifier: slack.notifier, chat, logger });
     workPostUpdates(jobs, {
       store,
-      // Its own client: a 429 re-schedules the job after Retry-After instead of blocking a worker.
-      slack: createSlackChat({
-        token: config.slack.botToken,
-        history,
-        timeoutMs: config.slack.timeoutMs,
-        logger,
-        ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
-      }),
+      slack: chat,
       settleMs: config.webhooks.settleMs,
       present: updatePresenter({ customer }),
       showMissingMessage: (order, signal) =>

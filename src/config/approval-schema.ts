@@ -5,6 +5,7 @@
  * reported at start-up with the rest of the file's problems.
  */
 import { z } from "zod";
+import { amountSchema } from "./budget-schema.ts";
 
 const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
 const SLACK_GROUP_ID = /^S[A-Z0-9]{2,}$/;
@@ -17,6 +18,8 @@ export const APPROVAL_RULE_KEYS = [
   "quantityOver",
   "deliveryAt",
   "outsideBundles",
+  "orderTotalOver",
+  "overBudget",
 ] as const;
 
 /** One entry of `when`: exactly one condition. */
@@ -31,6 +34,10 @@ export const approvalRuleSchema = z
       .optional(),
     deliveryAt: z.enum(["Office", "Home"], { error: "must be Office or Home" }).optional(),
     outsideBundles: z.literal(true, { error: "must be true (leave the rule out otherwise)" }).optional(),
+    /** An order whose total (in the file's `currency`) is more than this. */
+    orderTotalOver: amountSchema.optional(),
+    /** An order that would take the month's spend over the profile's budget (with `budget.onExceed: approve`). */
+    overBudget: z.literal(true, { error: "must be true (leave the rule out otherwise)" }).optional(),
   })
   .refine((rule) => Object.values(rule).filter((v) => v !== undefined).length === 1, {
     error: `each rule names exactly one of ${APPROVAL_RULE_KEYS.join(", ")} (write two rules for two conditions)`,

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { DEFAULT_ORDER_TYPE } from "../supplier/schema.ts";
 import { approvalReferenceIssues, approvalSchema } from "./approval-schema.ts";
+import { budgetReferenceIssues, budgetSchema, timeZoneSchema } from "./budget-schema.ts";
 import { currencySchema, localeSchema, moneyIssues, priceSchema, shipsToSchema } from "./money-schema.ts";
 import { supplierEventsSchema } from "./supplier-events.ts";
 
@@ -121,6 +122,8 @@ export const profileSchema = z
     allowWorkflows: z.boolean({ error: "must be true or false" }).default(false),
     /** Orders that need an approver's yes before they are placed (./approval-schema.ts); none without it. */
     approval: approvalSchema.optional(),
+    /** The most this profile's orders may cost in a calendar month, and what then (./budget-schema.ts). */
+    budget: budgetSchema.optional(),
   })
   .refine((p) => p.allowedUsers.length + p.allowedUserGroups.length > 0, {
     error:
@@ -174,6 +177,8 @@ export const customerConfigSchema = z
     profiles: z.array(profileSchema).min(1, { error: "must define at least one profile" }),
     /** How the supplier signs its events and how to read them (supplier-events.ts); absent: our own contract. */
     supplierEvents: supplierEventsSchema,
+    /** Where a calendar month (a budget's) starts: an IANA time zone; default UTC. */
+    timeZone: timeZoneSchema.optional(),
   })
   .superRefine((config, ctx) => {
     const items = new Set<string>();
@@ -220,6 +225,7 @@ export const customerConfigSchema = z
   .superRefine(
     (config, ctx) => {
       for (const issue of approvalReferenceIssues(config)) ctx.addIssue({ code: "custom", ...issue });
+      for (const issue of budgetReferenceIssues(config)) ctx.addIssue({ code: "custom", ...issue });
       for (const issue of moneyIssues(config)) ctx.addIssue({ code: "custom", ...issue });
     },
     { when: () => true },

@@ -44,6 +44,25 @@ export const JOB_PAYLOADS = {
   }),
   /** Rewrite an attention item's admin alert as the item is now (resolved, or open again after an undo). */
   "attention-outcome": z.object({ itemId: z.string().min(1) }),
+  /** Tell the admins about a budget (src/orders/budget/alert-job.ts); amounts as decimal strings. */
+  "budget-alert": z.discriminatedUnion("kind", [
+    z.object({
+      kind: z.literal("threshold"),
+      profile: z.string().min(1),
+      month: z.string().min(1),
+      percent: z.union([z.literal(80), z.literal(100)]),
+      spent: z.string().min(1),
+      monthly: z.string().min(1),
+      currency: z.string().min(1),
+    }),
+    z.object({
+      kind: z.literal("over_budget"),
+      orderId,
+      spent: z.string().min(1),
+      monthly: z.string().min(1),
+      currency: z.string().min(1),
+    }),
+  ]),
 } as const satisfies Record<QueueName, z.ZodType>;
 
 export type JobData<Q extends QueueName> = z.infer<(typeof JOB_PAYLOADS)[Q]>;
@@ -53,3 +72,4 @@ export type ShowOrderJobData = JobData<"show-order">;
 export type WorkflowDeadlineJobData = JobData<"workflow-deadline">;
 export type PostUpdateJobData = JobData<"post-update">;
 export type ApprovalJobData = JobData<"approval-request">;
+export type BudgetAlertJobData = JobData<"budget-alert">;

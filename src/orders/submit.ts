@@ -26,6 +26,7 @@ import type { CreateOrderRequest } from "../supplier/schema.ts";
 import { approvalForResubmission, approvalRequestFor, requestApproval } from "./approvals/request.ts";
 import { type MatchedRule, matchApprovalRule } from "./approvals/rules.ts";
 import type { Authorizer } from "./authorization.ts";
+import { checkBudget, overBudgetRule, recordSpend, refusalMessage } from "./budget/reserve.ts";
 import { checkDraft } from "./check.ts";
 import type { OrderDraft } from "./draft.ts";
 import { nextEdn } from "./edn.ts";
@@ -160,8 +161,9 @@ export async function acceptSubmission(
   }
   const forbidden = await authorize(deps, checked.profile, origin.requestedBy);
   if (forbidden) return forbidden;
-  const approval = matchApprovalRule(checked.profile.approval, checked.request, deps.customer);
   const pricing = priceOrder(checked.request.orderLines, deps.customer);
+  const amounts = storedPricing(pricing);
+  const approval = matchApprovalRule(checked.profile.approval, checked.request, deps.customer, amounts ?? {});
   return {
     profile: checked.profile,
     draft: checked.draft,
@@ -176,14 +178,28 @@ export async function acceptSubmission(
 /** Stores one accepted submission and enqueues its placement, in one transaction of its own. */
 export async function storeSubmission(
   deps: Pick<SubmitDeps, "store" | "jobs" | "customer" | "newOrderId" | "logger">,
-  accepted: AcceptedSubmission,
+  submission: AcceptedSubmission,
 ): Promise<SubmitResult> {
   const logger = deps.logger ?? pino({ level: "silent" });
-  const { profile, draft: clean, origin, at } = accepted;
+  const { profile, draft: clean, origin, at } = submission;
   const pattern = deps.customer.config.externalDocumentNumber.pattern;
   const key = origin.idempotencyKey;
   try {
     return await deps.store.transaction(async (tx): Promise<SubmitResult> => {
+      // The budget's lock first (src/orders/budget/reserve.ts): its check and this order's insert are one decision.
+      const total = storedPricing(submission.pricing ?? null)?.total;
+      const budget = await checkBudget(tx, deps.customer.config, profile, total, at);
+      if (budget?.over && budget.onExceed === "refuse") {
+        return (
+          (await repeated(tx, key)) ?? {
+            status: "invalid",
+            draft: clean,
+            errors: { lines: [refusalMessage(budget)] },
+          }
+        );
+      }
+      const overBudget = budget?.over && budget.onExceed === "approve" ? overBudgetRule(budget) : null;
+      const accepted = { ...submission, approval: submission.approval ?? overBudget };
       // No read of the idempotency key up front: a first submit (the common case) needs none, and a repeated
       // one is caught by the INSERT's conflict below, which rolls back so no document number is used up.
       let edn = clean.externalDocumentNumber;
@@ -220,9 +236,10 @@ export async function storeSubmission(
         if (!stored.created) throw new AlreadySubmitted(stored.order);
         order = stored.order;
       }
+      await recordSpend(tx, deps.jobs, order, deps.customer.config, budget, at);
       if (accepted.approval && profile.approval) {
         // Waits for an approver: no placement job until one approves (src/orders/approvals/decide.ts).
-        const request = approvalRequestFor(profile.approval, accepted.approval, at);
+        const request = approvalRequestFor(profile.approval, accepted.approval, at, budget);
         const waiting = await requestApproval(tx, deps.jobs, order as Order, request);
         logger.info({ orderId: waiting.id, rule: request.rule }, "order stored; waiting for approval");
         return { status: "queued", order: waiting, created: true };
@@ -334,7 +351,14 @@ export async function resubmitOrder(
   const { profile, draft: clean } = checked;
   const logger = deps.logger ?? pino({ level: "silent" });
 
+  const pricing = storedPricing(priceOrder(checked.request.orderLines, deps.customer));
   return deps.store.transaction(async (tx): Promise<ResubmitResult> => {
+    // The budget's lock first, as for a new order: a resubmitted order counts again in this month once accepted.
+    const budget = await checkBudget(tx, deps.customer.config, profile, pricing?.total, now());
+    if (budget?.over && budget.onExceed === "refuse") {
+      return { status: "invalid", draft: clean, errors: { lines: [refusalMessage(budget)] } };
+    }
+    const overBudget = budget?.over && budget.onExceed === "approve" ? overBudgetRule(budget) : null;
     const order = await getOrderForUpdate(tx, orderId);
     if (!order) throw new OrderNotFoundError(orderId);
     if (!canResubmit(order)) {
@@ -364,8 +388,12 @@ export async function resubmitOrder(
       pricing: storedPricing(priceOrder(final.value.orderLines, deps.customer)),
     });
     if (!reset) throw new OrderNotResubmittableError(orderId, order.status);
+    await recordSpend(tx, deps.jobs, reset, deps.customer.config, budget, now());
     // The corrected order meets the approval rules again (a rejected one is asked for again if it still needs it).
-    const asked = await approvalForResubmission(tx, deps, reset, profile, now());
+    const asked = await approvalForResubmission(tx, deps, reset, profile, now(), {
+      decision: budget,
+      overBudget,
+    });
     if (asked) return { status: "queued", order: asked };
     const data: PlaceOrderJobData = { orderId: order.id };
     // A new job id per resubmission (the previous job may still be listed as completed or failed).

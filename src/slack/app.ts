@@ -247,6 +247,7 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
   );
   const home = createHomeRefresher({
     store: options.store,
+    now: context.now,
     operators: context.operators,
     customer: options.customer,
     client,

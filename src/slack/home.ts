@@ -1,7 +1,9 @@
 /** Publishing App Home's "My orders" for a user (on app_home_opened, and by anyone whose change shows there). */
 import { type Logger, pino } from "pino";
+import { checkAdmin } from "../orders/admins.ts";
 import type { ApprovalDeps } from "../orders/approvals/decide.ts";
 import { awaitingApprovalBy } from "../orders/approvals/home.ts";
+import { type ProfileSpend, spendThisMonth } from "../orders/budget/spend.ts";
 import { recentOrdersOf } from "../orders/lookup.ts";
 import type { Order } from "../orders/model/order.ts";
 import { needsAttentionFor } from "../orders/operations/list.ts";
@@ -16,10 +18,12 @@ import type { WebClient } from "./outbound/index.ts";
 export type HomeContext = Pick<SlackContext, "store"> &
   Partial<Pick<SlackContext, "operators" | "customer">> & {
     approvals?: Pick<ApprovalDeps, "customer" | "membership"> | undefined;
+    /** The app's clock: which month "Spend this month" is (default the real one). */
+    now?: SlackContext["now"] | undefined;
   };
 
 export async function publishHome(ctx: HomeContext, client: WebClient, userId: string): Promise<void> {
-  const [orders, attention, awaitingMe] = await Promise.all([
+  const [orders, attention, awaitingMe, spend] = await Promise.all([
     recentOrdersOf(ctx.store, userId, HOME_ORDER_LIMIT),
     // "Needs attention" never keeps "My orders" from showing: without it, the admin sees their orders.
     ctx.operators && ctx.customer
@@ -30,11 +34,21 @@ export async function publishHome(ctx: HomeContext, client: WebClient, userId: s
       : null,
     // Nor does "Waiting for your approval".
     ctx.approvals ? awaitingApprovalBy(ctx.store, ctx.approvals, userId).catch(() => []) : [],
+    // Admins only (the same check as "Needs attention"); never keeps the rest from showing.
+    ctx.operators && ctx.customer ? adminSpend(ctx, userId).catch(() => null) : null,
   ]);
   await client.views.publish({
     user_id: userId,
-    view: buildHomeView(orders, attention, awaitingMe, ctx.customer?.config.locale),
+    view: buildHomeView(orders, attention, awaitingMe, ctx.customer?.config.locale, spend),
   });
+}
+
+async function adminSpend(ctx: HomeContext, userId: string): Promise<ProfileSpend[] | null> {
+  if (!ctx.operators || !ctx.customer) return null;
+  const config = ctx.customer.config;
+  if (!config.profiles.some((p) => p.budget)) return null;
+  const admin = await checkAdmin(ctx.operators.membership, config, userId);
+  return admin.allowed ? spendThisMonth(ctx.store, config, (ctx.now ?? (() => new Date()))()) : null;
 }
 
 /** Keeps a requester's Home tab in step with their orders: `orderChanged` after the order changed in the store. */

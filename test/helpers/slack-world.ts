@@ -13,6 +13,7 @@ import { type Customer, createCustomer } from "../../src/config/catalog.ts";
 import { type CustomerConfig, parseCustomerConfig } from "../../src/config/customer.ts";
 import { createJobs, type JobHandler, type Jobs, type PlaceOrderJobData } from "../../src/jobs/index.ts";
 import { workApprovals } from "../../src/orders/approvals/jobs.ts";
+import { workBudgetAlerts } from "../../src/orders/budget/alert-job.ts";
 import { workAlertRewrites } from "../../src/orders/operations/outcome-job.ts";
 import { type PlacementHandlers, placeOrderJob } from "../../src/orders/place.ts";
 import { workPlacement } from "../../src/orders/placement-queues.ts";
@@ -165,6 +166,7 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
           "approval-reminder",
           "approval-expiry",
           "attention-outcome",
+          "budget-alert",
         ].map((q) => [
           q,
           { retryDelaySeconds: 1, retryLimit: 3, ...options.approvalPolicy, retryBackoff: false },
@@ -226,6 +228,12 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     onOrderChanged: (order) => slack.home.orderChanged(order),
     onApproversChanged: (userIds) => slack.home.usersChanged(userIds),
     ...options.approvalExtras?.({ store, jobs, slack, fake }),
+  });
+  // As main.ts: budget alerts (80 % / 100 % of a month, an order placed over budget).
+  workBudgetAlerts(jobs, {
+    store,
+    notifier: slack.notifier,
+    chat: createSlackChat({ token: options.botToken, apiUrl: fake.apiUrl, timeoutMs: 5000 }),
   });
   const postUpdates = createPostUpdateWorker({
     store,

@@ -18,6 +18,7 @@ import {
   restartApproval,
   setApprovalRequest,
 } from "../../store/repositories/approvals.ts";
+import type { BudgetDecision } from "../budget/reserve.ts";
 import type { Order } from "../model/order.ts";
 import { type MatchedRule, matchApprovalRule } from "./rules.ts";
 
@@ -37,8 +38,17 @@ export function approvalRequestFor(
   approval: ApprovalConfig,
   matched: MatchedRule,
   at: Date,
+  budget?: Pick<BudgetDecision, "month" | "after" | "monthly" | "currency"> | null,
 ): ApprovalRequest {
   return {
+    ...(budget && {
+      budget: {
+        month: budget.month,
+        spent: budget.after,
+        monthly: budget.monthly,
+        currency: budget.currency,
+      },
+    }),
     rule: matched.rule,
     phrase: matched.phrase,
     approvers: [...approval.approvers],
@@ -110,13 +120,20 @@ export async function approvalForResubmission(
   order: Order,
   profile: Profile,
   at: Date,
+  /** The budget decision of this resubmission (src/orders/budget/reserve.ts), and its `overBudget` rule if it matched. */
+  budget: { decision: BudgetDecision | null; overBudget: MatchedRule | null } = {
+    decision: null,
+    overBudget: null,
+  },
 ): Promise<Order | null> {
-  const matched = profile.approval ? matchApprovalRule(profile.approval, order.request, deps.customer) : null;
+  const matched = profile.approval
+    ? (matchApprovalRule(profile.approval, order.request, deps.customer, order) ?? budget.overBudget)
+    : null;
   if (!matched || !profile.approval) {
     if (order.approval) await restartApproval(tx, order.id, null);
     return null;
   }
-  const request = approvalRequestFor(profile.approval, matched, at);
+  const request = approvalRequestFor(profile.approval, matched, at, budget.decision);
   // `restarted` has its `resubmittedAt` (set by the resubmission in this transaction): a new round.
   const restarted = (await restartApproval(tx, order.id, request)) ?? order;
   return requestApproval(tx, deps.jobs, restarted, request);

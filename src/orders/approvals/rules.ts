@@ -6,6 +6,7 @@
 import type { ApprovalConfig, ApprovalRule } from "../../config/approval-schema.ts";
 import type { Bundle, CatalogItem } from "../../config/customer-schema.ts";
 import type { CreateOrderRequest } from "../../supplier/schema.ts";
+import { isMoreThan, moneyText } from "../budget/format.ts";
 
 export interface MatchedRule {
   /** The rule's key in the customer file (`deliveryAt`, `quantityOver`…). */
@@ -23,6 +24,12 @@ type Request = Pick<CreateOrderRequest, "orderLines"> & {
   shipping: Pick<CreateOrderRequest["shipping"], "deliveryAt">;
 };
 
+/** What rules on amounts read: the order's total at the customer's prices (null without prices). */
+export interface OrderAmounts {
+  total?: string | null | undefined;
+  currency?: string | null | undefined;
+}
+
 function list(names: readonly string[]): string {
   if (names.length <= 1) return names.join("");
   return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
@@ -33,7 +40,12 @@ function itemName(catalog: RuleCatalog, itemNumber: string): string {
   return item ? `${item.name} (${itemNumber})` : itemNumber;
 }
 
-function match(rule: ApprovalRule, request: Request, catalog: RuleCatalog): string | null {
+function match(
+  rule: ApprovalRule,
+  request: Request,
+  catalog: RuleCatalog,
+  amounts: OrderAmounts,
+): string | null {
   const lines = request.orderLines;
   if (rule.always) return "every order of this profile";
   if (rule.itemNumbers) {
@@ -59,6 +71,13 @@ function match(rule: ApprovalRule, request: Request, catalog: RuleCatalog): stri
   if (rule.deliveryAt) {
     return request.shipping.deliveryAt === rule.deliveryAt ? `a ${rule.deliveryAt} delivery` : null;
   }
+  if (rule.orderTotalOver !== undefined) {
+    const { total, currency } = amounts;
+    if (total == null || !currency || !isMoreThan(total, rule.orderTotalOver)) return null;
+    return `a total of ${moneyText(total, currency)} (more than ${moneyText(rule.orderTotalOver, currency)})`;
+  }
+  // Known only under the budget's lock, in the accepting transaction (src/orders/budget/reserve.ts).
+  if (rule.overBudget) return null;
   if (rule.outsideBundles) {
     const inBundles = new Set(catalog.config.bundles.flatMap((b) => b.lines.map((l) => l.itemNumber)));
     const outside = [...new Set(lines.map((l) => l.itemNumber).filter((n) => !inBundles.has(n)))];
@@ -74,9 +93,10 @@ export function matchApprovalRule(
   approval: ApprovalConfig | undefined,
   request: Request,
   catalog: RuleCatalog,
+  amounts: OrderAmounts = {},
 ): MatchedRule | null {
   for (const rule of approval?.when ?? []) {
-    const phrase = match(rule, request, catalog);
+    const phrase = match(rule, request, catalog, amounts);
     if (phrase !== null) {
       const key = Object.keys(rule).find((k) => rule[k as keyof ApprovalRule] !== undefined);
       return { rule: key as keyof ApprovalRule, phrase };

@@ -15,6 +15,11 @@ export interface ApprovalRequest {
   requestedAt: string;
   remindAt: string;
   expireAt: string;
+  /**
+   * The profile's budget when the order was accepted (src/orders/budget/): the month (`YYYY-MM`), its spend with
+   * this order, the budget, as decimal strings; absent for a profile without a budget (and in older requests).
+   */
+  budget?: { month: string; spent: string; monthly: string; currency: string } | undefined;
 }
 
 export interface OrderApproval extends ApprovalRequest {

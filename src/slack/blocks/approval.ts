@@ -5,6 +5,7 @@
  */
 import type { types } from "@slack/bolt";
 import type { Customer } from "../../config/catalog.ts";
+import { moneyText } from "../../orders/budget/format.ts";
 import type { Order } from "../../orders/model/order.ts";
 import { ACTION, BLOCK, CALLBACK } from "./ids.ts";
 import { linePriceText, orderTotalText } from "./money.ts";
@@ -89,6 +90,25 @@ function summary(order: Order, customer: Customer): string {
   ].join("\n");
 }
 
+/**
+ * The order's total, and the month's spend against the profile's budget as it was when the order was accepted
+ * (with this order): what an approver weighs for `orderTotalOver` and `overBudget`. Nothing without prices.
+ */
+export function amountBlocks(order: Order, locale?: string): KnownBlock[] {
+  if (order.total === null || order.currency === null) return [];
+  // The total itself is in the summary above.
+  const lines: string[] = [];
+  const rule = order.approval?.rule;
+  if (rule === "orderTotalOver" || rule === "overBudget") lines.push(`*Rule* \`${rule}\``);
+  const budget = order.approval?.budget;
+  if (budget) {
+    lines.push(
+      `*Spend in ${budget.month}* ${moneyText(budget.spent, budget.currency, locale)} of the ${moneyText(budget.monthly, budget.currency, locale)} monthly budget, with this order`,
+    );
+  }
+  return lines.length === 0 ? [] : [{ type: "section", text: mrkdwn(lines.join("\n")) }];
+}
+
 /** The approver's DM: asking while the order waits, the decision once made (no buttons then). */
 export function approvalDm(order: Order, customer: Customer): { text: string; blocks: KnownBlock[] } {
   const ticket = shown(order.customerReference ?? order.externalDocumentNumber, 100);
@@ -104,6 +124,7 @@ export function approvalDm(order: Order, customer: Customer): { text: string; bl
       ),
     },
     { type: "section", text: mrkdwn(summary(order, customer)) },
+    ...amountBlocks(order, customer.config.locale),
   ];
   if (waiting) {
     blocks.push({

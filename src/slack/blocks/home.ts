@@ -1,10 +1,12 @@
 /** App Home: "My orders" (the user's recent orders with status, ticket, recipient and tracking) and a button. */
 import type { types } from "@slack/bolt";
+import type { ProfileSpend } from "../../orders/budget/spend.ts";
 import type { Order } from "../../orders/model/order.ts";
 import type { AttentionList } from "../../orders/operations/types.ts";
 import { approvalLine } from "./approval.ts";
 import { needsAttentionBlocks } from "./attention.ts";
 import { homeApprovalBlocks } from "./home-approvals.ts";
+import { homeSpendBlocks } from "./home-spend.ts";
 import { ACTION } from "./ids.ts";
 import { orderTotalText } from "./money.ts";
 import { orderStatusLine, trackingLinks } from "./order-message.ts";
@@ -30,9 +32,12 @@ export function buildHomeView(
   awaitingMe: readonly Order[] = [],
   /** The customer file's locale, amounts are written in. */
   locale?: string,
+  /** An admin's "Spend this month" (budgeted profiles); null for everyone else. */
+  spend: readonly ProfileSpend[] | null = null,
 ): types.HomeView {
   const blocks: KnownBlock[] = [
     ...(attention ? needsAttentionBlocks(attention) : []),
+    ...homeSpendBlocks(spend, locale),
     ...homeApprovalBlocks(awaitingMe),
     { type: "header", text: plain("My orders", 150) },
     {

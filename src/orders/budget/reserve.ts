@@ -1,0 +1,147 @@
+/**
+ * The budget decision, inside the transaction that accepts the order (src/orders/submit.ts): the profile's month
+ * row is locked first, the month's spend read under that lock, and the order inserted (counting) before the lock is
+ * released at commit. So the check and the acceptance are one decision: of two orders submitted at the same moment
+ * against a budget that fits one, the second sees the first's total. The same on PGlite and PostgreSQL.
+ */
+import type { Budget } from "../../config/budget-schema.ts";
+import { jobId } from "../../jobs/ids.ts";
+import type { Jobs } from "../../jobs/jobs.ts";
+import type { BudgetAlertJobData } from "../../jobs/payloads.ts";
+import { QUEUES } from "../../jobs/queues.ts";
+import type { Queryable } from "../../store/db.ts";
+import {
+  checkSpend,
+  lockBudgetMonth,
+  recordThresholds,
+  setBudgetMonth,
+} from "../../store/repositories/budgets.ts";
+import type { MatchedRule } from "../approvals/rules.ts";
+import type { Order } from "../model/order.ts";
+import { COUNTING_STATES } from "./counting.ts";
+import { moneyText } from "./format.ts";
+import { budgetMonth } from "./month.ts";
+
+export interface BudgetDecision {
+  profile: string;
+  /** `YYYY-MM` in the customer's time zone. */
+  month: string;
+  monthly: string;
+  currency: string;
+  onExceed: Budget["onExceed"];
+  /** The order's total, and the month's spend before and with it (decimal strings). */
+  total: string;
+  spent: string;
+  after: string;
+  /** What was left of the budget before the order. */
+  left: string;
+  /** The order takes the month over the budget. */
+  over: boolean;
+}
+
+export interface BudgetContext {
+  /** The customer file's `timeZone` (UTC when absent) and `currency`. */
+  timeZone?: string | undefined;
+  currency?: string | undefined;
+}
+
+/**
+ * Locks the profile's month and checks the order's total against it. Null (and no lock) for a profile without a
+ * budget or an order without a total. Must be the first thing the accepting transaction locks, so that every
+ * transaction takes its locks in the same order.
+ */
+export async function checkBudget(
+  tx: Queryable,
+  context: BudgetContext,
+  profile: { name: string; budget?: Budget | undefined },
+  total: string | null | undefined,
+  at: Date,
+): Promise<BudgetDecision | null> {
+  const budget = profile.budget;
+  if (!budget || total == null || context.currency === undefined) return null;
+  const month = budgetMonth(at, context.timeZone).label;
+  await lockBudgetMonth(tx, profile.name, month);
+  const spend = await checkSpend(tx, {
+    profile: profile.name,
+    month,
+    total,
+    monthly: budget.monthly,
+    countingStates: COUNTING_STATES,
+  });
+  return {
+    profile: profile.name,
+    month,
+    monthly: budget.monthly,
+    currency: context.currency,
+    onExceed: budget.onExceed,
+    total,
+    ...spend,
+  };
+}
+
+/** The modal's (and the workflow step's) words for an order `refuse` turns away. */
+export function refusalMessage(d: BudgetDecision): string {
+  const left = moneyText(d.left, d.currency);
+  return `This order (${moneyText(d.total, d.currency)}) would take ${d.profile}'s spending this month over its budget of ${moneyText(d.monthly, d.currency)}: ${left} is left. Order less, or ask an admin.`;
+}
+
+/** The `overBudget` rule, matched: the order waits for an approver (`onExceed: approve`). */
+export function overBudgetRule(d: BudgetDecision): MatchedRule {
+  return {
+    rule: "overBudget",
+    phrase: `going over the monthly budget (${moneyText(d.after, d.currency)} of ${moneyText(d.monthly, d.currency)})`,
+  };
+}
+
+/**
+ * After the order's insert, in the same transaction: the month it counts in, and the admins' alerts, enqueued as
+ * durable jobs that exist only if the order does: the month's spend reaching 80 % or 100 % (once per month each,
+ * recorded on the locked row), and with `warn` the order that went over (once per order: a deterministic job id).
+ */
+export async function recordSpend(
+  tx: Queryable,
+  jobs: Pick<Jobs, "send">,
+  order: Order,
+  context: BudgetContext,
+  decision: BudgetDecision | null,
+  at: Date,
+): Promise<void> {
+  if (order.total === null) return;
+  const month = decision?.month ?? budgetMonth(at, context.timeZone).label;
+  await setBudgetMonth(tx, order.id, month);
+  if (!decision) return;
+  const crossed = await recordThresholds(tx, {
+    profile: decision.profile,
+    month,
+    spent: decision.after,
+    monthly: decision.monthly,
+    at,
+  });
+  // Straight past both at once: one alert, the higher (both are recorded).
+  const percent = crossed.crossed100 ? 100 : crossed.crossed80 ? 80 : null;
+  if (percent !== null) {
+    const data: BudgetAlertJobData = {
+      kind: "threshold",
+      profile: decision.profile,
+      month,
+      percent,
+      spent: decision.after,
+      monthly: decision.monthly,
+      currency: decision.currency,
+    };
+    await jobs.send(QUEUES.budgetAlert, data, {
+      id: jobId(QUEUES.budgetAlert, decision.profile, month, percent),
+      tx,
+    });
+  }
+  if (decision.over && decision.onExceed === "warn") {
+    const data: BudgetAlertJobData = {
+      kind: "over_budget",
+      orderId: order.id,
+      spent: decision.after,
+      monthly: decision.monthly,
+      currency: decision.currency,
+    };
+    await jobs.send(QUEUES.budgetAlert, data, { id: jobId(QUEUES.budgetAlert, order.id), tx });
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * Budgets in Slack, over the real wire (signed requests, the fake Slack Web API, a scripted supplier on real HTTP,
+ * the store of DATABASE_URL or PGlite): an order over `orderTotalOver` waits for approval and its DM shows the
+ * rule, the total and the month's spend against the budget; `refuse` says so under the lines with the amount left;
+ * a rejection releases its amount; the admin channel hears of 100 % once; an admin's App Home shows the spend; and
+ * 20 modal submissions at once against a budget that fits 5 place exactly 5.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CustomerConfig } from "../../src/config/customer.ts";
+import { TEST_KEY } from "../supplier/support/fixtures.ts";
+import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
+import { approvalDmFor, orderFor, rejectInDm, texts } from "./support/approvals.ts";
+import {
+  ADMIN,
+  AGENT,
+  exampleConfig,
+  type Harness,
+  HELPDESK,
+  MANAGER,
+  startHarness,
+  VALID_FORM,
+} from "./support/harness.ts";
+
+const IT_LEAD = "U0ITLEAD";
+
+/** Every item at €1,000; "Acme EU" has a €5,000 month that `refuse`s, and asks MANAGER above €2,500. */
+function budgetConfig(monthly: string): CustomerConfig {
+  const config = exampleConfig() as CustomerConfig & { currency?: string };
+  config.currency = "EUR";
+  for (const item of config.catalog) item.price = "1000";
+  const profile = config.profiles[0]!;
+  profile.budget = { monthly, onExceed: "refuse" };
+  profile.approval = {
+    approvers: [MANAGER],
+    approverGroups: [],
+    when: [{ orderTotalOver: "2500" }],
+    remindAfterHours: 24,
+    expireAfterDays: 7,
+  };
+  return config;
+}
+
+const units = (n: number) => ({ line_0_quantity: String(n) });
+
+describe("budgets over http", () => {
+  let supplier: StubSupplier;
+  let h: Harness;
+
+  beforeAll(async () => {
+    supplier = await startStubSupplier(Array.from({ length: 40 }, () => success()));
+    h = await startHarness({
+      supplierUrl: supplier.baseUrl,
+      apiKey: TEST_KEY,
+      config: budgetConfig("5000"),
+      users: [{ id: IT_LEAD, name: "ivy", realName: "Ivy Lead" }],
+    });
+  });
+
+  afterAll(async () => {
+    await h?.close();
+    await supplier?.close();
+  });
+
+  async function submitForm(ticket: string, quantity: number) {
+    const { triggerId } = await h.agent.runCommand({ channel: HELPDESK, command: "/order", text: ticket });
+    const view = await h.agent.openedModal(triggerId);
+    const done = await h.agent.submit(view.id, {
+      ...VALID_FORM,
+      ticket,
+      profile: "Acme EU",
+      ...units(quantity),
+    });
+    return { view, done };
+  }
+
+  it("holds an order over orderTotalOver for approval; the DM shows the rule, the total and the month's spend", async () => {
+    const order = await orderFor(h, "BUD-1", units(3));
+    expect(order).toMatchObject({ status: "awaiting_approval", total: "3000.0000", currency: "EUR" });
+    expect(order.approval).toMatchObject({
+      rule: "orderTotalOver",
+      budget: { spent: "3000.00", monthly: "5000" },
+    });
+    const dm = await h.fake.waitFor(() => approvalDmFor(h, MANAGER, "BUD-1"), { what: "the approver's DM" });
+    const shown = texts(dm.versions.at(-1)?.blocks);
+    expect(shown).toContain("a total of €3,000.00 (more than €2,500.00)");
+    expect(shown).toContain("*Total* €3,000.00");
+    expect(shown).toContain("*Rule* `orderTotalOver`");
+    expect(shown).toMatch(/Spend in \d{4}-\d{2}\* €3,000.00 of the €5,000.00 monthly budget/);
+  });
+
+  it("refuses an order over what is left, under its lines; tells the admins of 100 % once", async () => {
+    const fits = await orderFor(h, "BUD-2", units(2));
+    expect(fits.status).not.toBe("awaiting_approval");
+    const { view, done } = await submitForm("BUD-3", 1);
+    expect(done.outcome).toEqual({ outcome: "errors", problems: [] });
+    const errors = Object.values(h.fake.view(view.id)?.errors ?? {}).join(" ");
+    expect(errors).toContain(
+      "would take Acme EU's spending this month over its budget of €5,000.00: €0.00 is left",
+    );
+    const alert = await h.fake.waitFor(
+      () => h.fake.topLevel(ADMIN).find((m) => m.text.includes("Monthly budget used up")),
+      { what: "the 100 % alert" },
+    );
+    expect(texts(alert.versions.at(-1)?.blocks)).toContain("€5,000.00 of its €5,000.00 budget");
+  });
+
+  it("a rejection releases its amount: the refused order then fits", async () => {
+    const dm = approvalDmFor(h, MANAGER, "BUD-1")!;
+    await rejectInDm(h, MANAGER, dm, "Too much this month");
+    await h.waitForOrder(
+      (o) => o.customerReference === "BUD-1" && o.status === "rejected_by_approver",
+      "BUD-1 rejected",
+    );
+    const { done } = await submitForm("BUD-4", 2);
+    expect(done.outcome.outcome).toBe("closed");
+  });
+
+  it("shows an admin the month's spend against the budget in App Home", async () => {
+    await h.requests.appHomeOpened({ userId: IT_LEAD });
+    const home = await h.fake.waitFor(
+      () => {
+        const v = h.fake.homeView(IT_LEAD);
+        return v && JSON.stringify(v.definition.blocks).includes("Spend this month") ? v : undefined;
+      },
+      { what: "the admin's Home with spend" },
+    );
+    expect(JSON.stringify(home.definition.blocks)).toContain("*Acme EU* · €4,000.00 of €5,000.00 (80 %)");
+    await h.requests.appHomeOpened({ userId: AGENT });
+    const agentHome = await h.fake.waitFor(() => h.fake.homeView(AGENT), { what: "the agent's Home" });
+    expect(JSON.stringify(agentHome.definition.blocks)).not.toContain("Spend this month");
+  });
+});
+
+describe("20 modal submissions at once against a budget that fits 5", () => {
+  let supplier: StubSupplier;
+  let h: Harness;
+
+  beforeAll(async () => {
+    supplier = await startStubSupplier(Array.from({ length: 30 }, () => success()));
+    h = await startHarness({ supplierUrl: supplier.baseUrl, apiKey: TEST_KEY, config: budgetConfig("5000") });
+  });
+
+  afterAll(async () => {
+    await h?.close();
+    await supplier?.close();
+  });
+
+  it("accepts exactly 5 and refuses 15 inline", async () => {
+    const views = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const ticket = `RACE-${i + 1}`;
+        const { triggerId } = await h.agent.runCommand({
+          channel: HELPDESK,
+          command: "/order",
+          text: ticket,
+        });
+        return { ticket, view: await h.agent.openedModal(triggerId) };
+      }),
+    );
+    const results = await Promise.all(
+      views.map(({ ticket, view }) =>
+        h.agent.submit(view.id, { ...VALID_FORM, ticket, profile: "Acme EU", ...units(1) }),
+      ),
+    );
+    const outcomes = results.map((r) => r.outcome.outcome).sort();
+    expect(outcomes).toEqual([...Array(5).fill("closed"), ...Array(15).fill("errors")].sort());
+    const { rows } = await h.store.query(
+      "SELECT count(*)::int AS n FROM orders WHERE customer_reference LIKE 'RACE-%'",
+    );
+    expect(rows[0]?.n).toBe(5);
+  });
+});
