@@ -1,7 +1,8 @@
 /**
  * Prices over the real wire, once per transport: the modal's total follows the lines as items are chosen and
  * quantities typed (block actions → views.update), the accepted order keeps its exact total, and its message,
- * App Home and `/order status` show it; an item limited to other countries is refused under its line.
+ * App Home, `/order status` and the approver's DM show it; an item limited to other countries is refused under its
+ * line.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateTestKey } from "../../src/sandbox/keys.ts";
@@ -13,6 +14,7 @@ import {
   exampleConfig,
   type Harness,
   HELPDESK,
+  MANAGER,
   startHarness,
   TRANSPORTS,
   VALID_FORM,
@@ -27,6 +29,13 @@ function pricedConfig() {
     item.price = PRICES[item.itemNumber] ?? "10";
     if (item.itemNumber === "MON-27-4K") item.countries = ["US", "CA"];
   }
+  config.profiles[0]!.approval = {
+    approvers: [MANAGER],
+    approverGroups: [],
+    when: [{ itemNumbers: ["HS-ANC"] }],
+    remindAfterHours: 24,
+    expireAfterDays: 7,
+  };
   return config;
 }
 
@@ -176,5 +185,24 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
         'Monitor 27" 4K USB-C (MON-27-4K) is not shipped to Netherlands: it ships only to United States (US) or Canada (CA).',
     });
     expect(await getOrderByIdempotencyKey(h.store, `view:${view.id}`)).toBeNull();
+  });
+
+  it("shows the approver each line's price and the order's total", async () => {
+    const view = await openModal("SPEND-3");
+    const submitted = await h.agent.submit(view.id, {
+      ...VALID_FORM,
+      ticket: "SPEND-3",
+      profile: "Acme EU",
+      line_0_item: { value: "HS-ANC", text: "Headset with noise cancelling (HS-ANC)" },
+      line_0_quantity: "2",
+    });
+    expect(submitted.outcome.outcome).toBe("closed");
+    const dm = await h.fake.waitFor(
+      () => h.fake.dm(MANAGER).find((m) => JSON.stringify(m.versions.at(-1)?.blocks).includes("SPEND-3")),
+      { what: "the approver's DM" },
+    );
+    const shown = JSON.stringify(dm.versions.at(-1)?.blocks);
+    expect(shown).toContain("2 × Headset with noise cancelling (HS-ANC) · €10.00 each, €20.00");
+    expect(shown).toContain("*Total* €20.00");
   });
 });
