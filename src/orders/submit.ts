@@ -26,7 +26,7 @@ import type { CreateOrderRequest } from "../supplier/schema.ts";
 import { approvalForResubmission, approvalRequestFor, requestApproval } from "./approvals/request.ts";
 import { type MatchedRule, matchApprovalRule } from "./approvals/rules.ts";
 import type { Authorizer } from "./authorization.ts";
-import { checkBudget, overBudgetRule, recordSpend, refusalMessage } from "./budget/reserve.ts";
+import { budgetGate, recordSpend } from "./budget/reserve.ts";
 import { checkDraft } from "./check.ts";
 import type { OrderDraft } from "./draft.ts";
 import { nextEdn } from "./edn.ts";
@@ -188,18 +188,10 @@ export async function storeSubmission(
     return await deps.store.transaction(async (tx): Promise<SubmitResult> => {
       // The budget's lock first (src/orders/budget/reserve.ts): its check and this order's insert are one decision.
       const total = storedPricing(submission.pricing ?? null)?.total;
-      const budget = await checkBudget(tx, deps.customer.config, profile, total, at);
-      if (budget?.over && budget.onExceed === "refuse") {
-        return (
-          (await repeated(tx, key)) ?? {
-            status: "invalid",
-            draft: clean,
-            errors: { lines: [refusalMessage(budget)] },
-          }
-        );
-      }
-      const overBudget = budget?.over && budget.onExceed === "approve" ? overBudgetRule(budget) : null;
-      const accepted = { ...submission, approval: submission.approval ?? overBudget };
+      const gate = await budgetGate(tx, deps.customer.config, profile, total, at);
+      if (gate.refused)
+        return (await repeated(tx, key)) ?? { status: "invalid", draft: clean, errors: gate.refused };
+      const accepted = { ...submission, approval: submission.approval ?? gate.overBudget };
       // No read of the idempotency key up front: a first submit (the common case) needs none, and a repeated
       // one is caught by the INSERT's conflict below, which rolls back so no document number is used up.
       let edn = clean.externalDocumentNumber;
@@ -236,10 +228,10 @@ export async function storeSubmission(
         if (!stored.created) throw new AlreadySubmitted(stored.order);
         order = stored.order;
       }
-      await recordSpend(tx, deps.jobs, order, deps.customer.config, budget, at);
+      await recordSpend(tx, deps.jobs, order, deps.customer.config, gate.decision, at);
       if (accepted.approval && profile.approval) {
         // Waits for an approver: no placement job until one approves (src/orders/approvals/decide.ts).
-        const request = approvalRequestFor(profile.approval, accepted.approval, at, budget);
+        const request = approvalRequestFor(profile.approval, accepted.approval, at, gate.decision);
         const waiting = await requestApproval(tx, deps.jobs, order as Order, request);
         logger.info({ orderId: waiting.id, rule: request.rule }, "order stored; waiting for approval");
         return { status: "queued", order: waiting, created: true };
@@ -350,15 +342,11 @@ export async function resubmitOrder(
   if (forbidden) return forbidden;
   const { profile, draft: clean } = checked;
   const logger = deps.logger ?? pino({ level: "silent" });
-
   const pricing = storedPricing(priceOrder(checked.request.orderLines, deps.customer));
   return deps.store.transaction(async (tx): Promise<ResubmitResult> => {
     // The budget's lock first, as for a new order: a resubmitted order counts again in this month once accepted.
-    const budget = await checkBudget(tx, deps.customer.config, profile, pricing?.total, now());
-    if (budget?.over && budget.onExceed === "refuse") {
-      return { status: "invalid", draft: clean, errors: { lines: [refusalMessage(budget)] } };
-    }
-    const overBudget = budget?.over && budget.onExceed === "approve" ? overBudgetRule(budget) : null;
+    const gate = await budgetGate(tx, deps.customer.config, profile, pricing?.total, now());
+    if (gate.refused) return { status: "invalid", draft: clean, errors: gate.refused };
     const order = await getOrderForUpdate(tx, orderId);
     if (!order) throw new OrderNotFoundError(orderId);
     if (!canResubmit(order)) {
@@ -388,12 +376,9 @@ export async function resubmitOrder(
       pricing: storedPricing(priceOrder(final.value.orderLines, deps.customer)),
     });
     if (!reset) throw new OrderNotResubmittableError(orderId, order.status);
-    await recordSpend(tx, deps.jobs, reset, deps.customer.config, budget, now());
+    await recordSpend(tx, deps.jobs, reset, deps.customer.config, gate.decision, now());
     // The corrected order meets the approval rules again (a rejected one is asked for again if it still needs it).
-    const asked = await approvalForResubmission(tx, deps, reset, profile, now(), {
-      decision: budget,
-      overBudget,
-    });
+    const asked = await approvalForResubmission(tx, deps, reset, profile, now(), gate);
     if (asked) return { status: "queued", order: asked };
     const data: PlaceOrderJobData = { orderId: order.id };
     // A new job id per resubmission (the previous job may still be listed as completed or failed).

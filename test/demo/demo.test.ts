@@ -33,8 +33,10 @@ describe("npm run demo", () => {
     expect(run.stdout.match(/status: 🎉 \*Delivered\*/g)).toHaveLength(2);
     expect(run.stdout).toContain("Order for *HD-1042*");
     expect(run.stdout).toContain("Order for *HD-1043*");
-    // The shortcut's order needs approval (a phone): mark approves it from his DM, and its thread says so.
-    expect(run.stdout).toContain("HD-1043 waits for approval (a phone); mark approves it from his DM");
+    // The shortcut's order needs approval (its total, orderTotalOver): mark approves it from his DM, and its thread says so.
+    expect(run.stdout).toContain(
+      "HD-1043 waits for approval (its total is over €3,500); mark approves it from his DM",
+    );
     expect(run.stdout).toContain("Order Desk: ✅ Approved by @mark. Placing the order with the supplier.");
     // The quiet thread: milestones only, the delivery sent to the channel once per order.
     expect(run.stdout).toMatch(
@@ -47,6 +49,10 @@ describe("npm run demo", () => {
     expect(run.stdout).not.toContain("Status: *Picked*");
     // Mentions read as Slack shows them, and the end points to the next step; nothing on stderr (no SDK warning).
     expect(run.stdout).toContain("then: Order for HD-1043: Approved by @mark");
+    // Held because of its amount (orderTotalOver), with the rule and the total in mark's DM.
+    expect(run.stdout).toContain(
+      "mark's DM: Approval needed: order for HD-1043 (a total of €3,894.00 (more than €3,500.00))",
+    );
     expect(run.stdout).not.toMatch(/<@U[A-Z0-9]+>/);
     expect(run.stdout).toMatch(/Next: .*README\.md, "Running it for real"/);
     expect(run.stderr).toBe("");

@@ -78,8 +78,9 @@ function withPrices(example: string): string {
 }
 
 /**
- * The example customer file, with prices, and an approval rule for "Acme EU": phones need mark's yes (the demo's
- * shortcut order is one). Written next to the demo's database.
+ * The example customer file, with prices, a monthly budget for "Acme EU" (that warns past it) and an approval rule
+ * by amount: an order over €3,500 needs mark's yes (the demo's shortcut order, six phones, is one; the starter kit
+ * is not). Written next to the demo's database.
  */
 async function demoCustomerConfig(dir: string): Promise<string> {
   const example = withPrices(await readFile(EXAMPLE_CUSTOMER_CONFIG, "utf8"));
@@ -88,7 +89,10 @@ async function demoCustomerConfig(dir: string): Promise<string> {
     "    approval:",
     `      approvers: [${MANAGER}]`,
     "      when:",
-    "        - categories: [Phones]",
+    "        - orderTotalOver: 3500",
+    "    budget:",
+    "      monthly: 20000",
+    "      onExceed: warn",
     "",
   ].join("\n");
   const withApproval = example.replace("    allowWorkflows: true\n", approval);
@@ -310,7 +314,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
       const ticket = fake.postAsUser(
         HELPDESK,
         MANAGER,
-        "HD-1043: Tom in Rotterdam needs a company phone, please.",
+        "HD-1043: the Rotterdam field team needs six company phones, please.",
       );
       const { triggerId } = await alice.shortcutOnMessage({
         channel: HELPDESK,
@@ -328,36 +332,39 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
         city: "Rotterdam",
         zip: "3011 AD",
         line_0_item: { value: "PHONE-STD", text: "Smartphone (standard) (PHONE-STD)" },
-        line_0_quantity: "1",
+        line_0_quantity: "6",
       });
       if (done.outcome.outcome !== "closed")
         throw new Error(`the modal did not close: ${JSON.stringify(done.outcome)}`);
     });
 
-    await step("HD-1043 waits for approval (a phone); mark approves it from his DM", async () => {
-      const mark = new SlackUser({ fake, requests, userId: MANAGER, timeoutMs: 10_000 });
-      const dm = await fake.waitFor(
-        () =>
-          fake
-            .dm(MANAGER)
-            .find(
-              (m) =>
-                m.threadTs === undefined && JSON.stringify(m.versions.at(-1)?.blocks).includes("HD-1043"),
-            ),
-        { what: "mark's approval DM for HD-1043", timeoutMs: args.timeoutMs },
-      );
-      say(`      mark's DM: ${dm.versions.at(-1)?.text}`);
-      await mark.clickInMessage({ channel: dm.channel, ts: dm.ts, actionId: "approve_order" });
-      const decided = await fake.waitFor(
-        () => {
-          const latest = fake.message(dm.channel, dm.ts)?.versions.at(-1);
-          return latest && !JSON.stringify(latest.blocks).includes("approve_order") ? latest : undefined;
-        },
-        { what: "mark's DM to show the approval", timeoutMs: args.timeoutMs },
-      );
-      // As Slack shows it: a mention as the person's name, not its raw <@U…> form.
-      say(`      then: ${plainText(fake.workspace, decided.text)}`);
-    });
+    await step(
+      "HD-1043 waits for approval (its total is over €3,500); mark approves it from his DM",
+      async () => {
+        const mark = new SlackUser({ fake, requests, userId: MANAGER, timeoutMs: 10_000 });
+        const dm = await fake.waitFor(
+          () =>
+            fake
+              .dm(MANAGER)
+              .find(
+                (m) =>
+                  m.threadTs === undefined && JSON.stringify(m.versions.at(-1)?.blocks).includes("HD-1043"),
+              ),
+          { what: "mark's approval DM for HD-1043", timeoutMs: args.timeoutMs },
+        );
+        say(`      mark's DM: ${dm.versions.at(-1)?.text}`);
+        await mark.clickInMessage({ channel: dm.channel, ts: dm.ts, actionId: "approve_order" });
+        const decided = await fake.waitFor(
+          () => {
+            const latest = fake.message(dm.channel, dm.ts)?.versions.at(-1);
+            return latest && !JSON.stringify(latest.blocks).includes("approve_order") ? latest : undefined;
+          },
+          { what: "mark's DM to show the approval", timeoutMs: args.timeoutMs },
+        );
+        // As Slack shows it: a mention as the person's name, not its raw <@U…> form.
+        say(`      then: ${plainText(fake.workspace, decided.text)}`);
+      },
+    );
 
     const execution = await step(
       "onboarding workflow: 'Place IT order' for nina, Remote starter kit to her home",

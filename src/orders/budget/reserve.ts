@@ -17,6 +17,7 @@ import {
   setBudgetMonth,
 } from "../../store/repositories/budgets.ts";
 import type { MatchedRule } from "../approvals/rules.ts";
+import type { FieldErrors } from "../fields.ts";
 import type { Order } from "../model/order.ts";
 import { COUNTING_STATES } from "./counting.ts";
 import { moneyText } from "./format.ts";
@@ -144,4 +145,30 @@ export async function recordSpend(
     };
     await jobs.send(QUEUES.budgetAlert, data, { id: jobId(QUEUES.budgetAlert, order.id), tx });
   }
+}
+
+/** What the accepting transaction does with the budget's decision: refuse the order, or ask an approver. */
+export interface BudgetGate {
+  decision: BudgetDecision | null;
+  /** `refuse` past the budget: the modal's errors (under the lines), the workflow step's failure. */
+  refused: FieldErrors | null;
+  /** `approve` past the budget: the `overBudget` rule, matched. */
+  overBudget: MatchedRule | null;
+}
+
+/** `checkBudget` (the lock first), and what its decision means for this order. */
+export async function budgetGate(
+  tx: Queryable,
+  context: BudgetContext,
+  profile: { name: string; budget?: Budget | undefined },
+  total: string | null | undefined,
+  at: Date,
+): Promise<BudgetGate> {
+  const decision = await checkBudget(tx, context, profile, total, at);
+  const over = decision?.over ? decision : null;
+  return {
+    decision,
+    refused: over?.onExceed === "refuse" ? { lines: [refusalMessage(over)] } : null,
+    overBudget: over?.onExceed === "approve" ? overBudgetRule(over) : null,
+  };
 }
