@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { DEFAULT_ORDER_TYPE } from "../supplier/schema.ts";
 import { approvalReferenceIssues, approvalSchema } from "./approval-schema.ts";
+import { datesKeys, leadTimeItemIssues, neededByModeSchema } from "./dates-schema.ts";
 import { supplierEventsSchema } from "./supplier-events.ts";
 
 /** Jira-style keys (`ABC-123`) and bare numbers (`#123`). */
@@ -116,6 +117,8 @@ export const profileSchema = z
     allowWorkflows: z.boolean({ error: "must be true or false" }).default(false),
     /** Orders that need an approver's yes before they are placed (./approval-schema.ts); none without it. */
     approval: approvalSchema.optional(),
+    /** `required`: every order with this profile gives the date it is needed by. */
+    neededBy: neededByModeSchema,
   })
   .refine((p) => p.allowedUsers.length + p.allowedUserGroups.length > 0, {
     error:
@@ -165,6 +168,8 @@ export const customerConfigSchema = z
     profiles: z.array(profileSchema).min(1, { error: "must define at least one profile" }),
     /** How the supplier signs its events and how to read them (supplier-events.ts); absent: our own contract. */
     supplierEvents: supplierEventsSchema,
+    /** Lead times, holidays, express orders and the time zone (dates-schema.ts). */
+    ...datesKeys,
   })
   .superRefine((config, ctx) => {
     const items = new Set<string>();
@@ -206,6 +211,7 @@ export const customerConfigSchema = z
         });
       names.add(profile.name);
     });
+    for (const issue of leadTimeItemIssues(config)) ctx.addIssue({ code: "custom", ...issue });
   })
   // Also when other parts of the file are wrong, so that every problem is reported at once.
   .superRefine(
