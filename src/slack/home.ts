@@ -2,6 +2,7 @@
 import { type Logger, pino } from "pino";
 import type { ApprovalDeps } from "../orders/approvals/decide.ts";
 import { awaitingApprovalBy } from "../orders/approvals/home.ts";
+import { onTimeThisMonth } from "../orders/dates/on-time.ts";
 import { recentOrdersOf } from "../orders/lookup.ts";
 import type { Order } from "../orders/model/order.ts";
 import { needsAttentionFor } from "../orders/operations/list.ts";
@@ -14,7 +15,7 @@ import type { WebClient } from "./outbound/index.ts";
  * approvers see "Waiting for your approval".
  */
 export type HomeContext = Pick<SlackContext, "store"> &
-  Partial<Pick<SlackContext, "operators" | "customer">> & {
+  Partial<Pick<SlackContext, "operators" | "customer" | "now">> & {
     approvals?: Pick<ApprovalDeps, "customer" | "membership"> | undefined;
   };
 
@@ -31,7 +32,16 @@ export async function publishHome(ctx: HomeContext, client: WebClient, userId: s
     // Nor does "Waiting for your approval".
     ctx.approvals ? awaitingApprovalBy(ctx.store, ctx.approvals, userId).catch(() => []) : [],
   ]);
-  await client.views.publish({ user_id: userId, view: buildHomeView(orders, attention, awaitingMe) });
+  // Admins (those who see "Needs attention") also see this month's on-time rate by profile.
+  const onTime = attention
+    ? await onTimeThisMonth(ctx.store, ctx.now?.() ?? new Date(), ctx.customer?.config.timeZone).catch(
+        () => null,
+      )
+    : null;
+  await client.views.publish({
+    user_id: userId,
+    view: buildHomeView(orders, attention, awaitingMe, onTime),
+  });
 }
 
 /** Keeps a requester's Home tab in step with their orders: `orderChanged` after the order changed in the store. */

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { onTimeThisMonth } from "../../src/orders/dates/on-time.ts";
+import { buildHomeView } from "../../src/slack/blocks/home.ts";
 import type { Store } from "../../src/store/db.ts";
 import { listNotices } from "../../src/store/repositories/order-risk.ts";
 import { getOrder, insertOrder, markPlaced, setOriginMessage } from "../../src/store/repositories/orders.ts";
@@ -144,6 +146,13 @@ describe("needed-by dates over the webhook", () => {
     ]);
     const order = await getOrder(store, o.orderId);
     expect(order).toMatchObject({ deliveredOn: "2026-12-09", lateDays: 2 });
+
+    // The admins' App Home figure for December, and the export's columns.
+    const december = await onTimeThisMonth(store, new Date("2026-12-20T12:00:00Z"));
+    expect(december).toEqual([{ profile: "default", delivered: 1, onTime: 0 }]);
+    const home = JSON.stringify(buildHomeView([], { items: [], counts: {} as never }, [], december));
+    expect(home).toContain("On time this month: default 0 of 1 (0%)");
+    expect(await onTimeThisMonth(store, new Date("2026-11-20T12:00:00Z"))).toEqual([]);
   });
 
   it("ignores an estimate dated before its own update and an update without one", async () => {

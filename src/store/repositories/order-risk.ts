@@ -166,3 +166,27 @@ export async function claimNoticeDm(q: Queryable, orderId: string, seq: number, 
   );
   return rows.length > 0;
 }
+
+export interface OnTimeRow {
+  profile: string;
+  /** Orders with a needed-by date delivered in the period. */
+  delivered: number;
+  /** Of those, delivered on or before it. */
+  onTime: number;
+}
+
+/** Deliveries of orders with a needed-by date, delivered on a day in [from, to), by profile. */
+export async function onTimeByProfile(q: Queryable, from: string, to: string): Promise<OnTimeRow[]> {
+  const { rows } = await q.query(
+    `SELECT profile, count(*)::int AS delivered, count(*) FILTER (WHERE late_days = 0)::int AS on_time
+       FROM orders
+      WHERE needed_by IS NOT NULL AND delivered_on >= $1::date AND delivered_on < $2::date
+      GROUP BY profile ORDER BY profile`,
+    [from, to],
+  );
+  return rows.map((r) => ({
+    profile: r.profile as string,
+    delivered: Number(r.delivered),
+    onTime: Number(r.on_time),
+  }));
+}
