@@ -281,7 +281,14 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
     }
 
     try {
-      posted += await postDateNotices({ ...deps, now, timeZone }, order, { channel, threadTs }, logger);
+      const noticeDeps = {
+        store,
+        slack,
+        now,
+        timeZone,
+        ...(deps.onDateNotice && { onNotice: deps.onDateNotice }),
+      };
+      posted += await postDateNotices(noticeDeps, order, { channel, threadTs }, logger);
     } catch (error) {
       return onSlackError(error, order, [], logger);
     }
