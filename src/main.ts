@@ -275,6 +275,13 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       broadcast: customer.config.broadcast,
       updates: (order) => updatesFor(customer.config, order.profile),
       metrics,
+      ...(customer.config.timeZone && { timeZone: customer.config.timeZone }),
+      onDateNotice(order, notice) {
+        if (notice.kind === "at_risk") metrics.dates.atRiskTotal.inc({ profile: order.profile });
+        if (notice.kind === "delivered_late" && notice.lateDays) {
+          metrics.dates.daysLate.observe({ profile: order.profile }, notice.lateDays);
+        }
+      },
       // App Home follows the order's latest supplier event (debounced per user; failures only logged).
       onOrderChanged: (order) => slack.home.orderChanged(order),
       logger,

@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { createApprovalMetrics, type PrometheusApprovalMetrics } from "./metrics-approvals.ts";
+import { createDateMetrics, type DateMetrics } from "./metrics-dates.ts";
 import { ORDER_SOURCES } from "./orders/model/order.ts";
 import { SHIPPING_UPDATED, STATUS_CHANGED } from "./supplier/events.ts";
 import { buildInfo } from "./version.ts";
@@ -28,6 +29,8 @@ export interface Metrics {
   oldestJobAgeSeconds: Gauge<"queue">;
   /** Approvals requested, decided by outcome, time to decision (./metrics-approvals.ts). */
   approvals: PrometheusApprovalMetrics;
+  /** Orders at risk and late deliveries (./metrics-dates.ts). */
+  dates: DateMetrics;
   /** `order_desk_build_info{version,node} 1`: which build each instance runs. */
   buildInfo: Gauge<"version" | "node">;
 }
@@ -141,6 +144,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       registers,
     }),
     approvals: createApprovalMetrics(registers),
+    dates: createDateMetrics(registers),
     buildInfo: new Gauge({
       name: "order_desk_build_info",
       help: "Always 1; its labels name the Order Desk version and the Node.js version this instance runs.",

@@ -49,21 +49,6 @@ export const budgetSchema = z.strictObject({
 
 export type Budget = z.output<typeof budgetSchema>;
 
-function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-GB", { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** An IANA time zone name (`Europe/Amsterdam`); a calendar month starts at midnight there. Default UTC. */
-export const timeZoneSchema = z
-  .string({ error: "must be an IANA time zone such as Europe/Amsterdam or America/New_York" })
-  .trim()
-  .refine(isTimeZone, { error: "must be an IANA time zone such as Europe/Amsterdam or America/New_York" });
-
 type Issue = { path: (string | number)[]; message: string };
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 

@@ -8,8 +8,9 @@
 import { z } from "zod";
 import { DEFAULT_ORDER_TYPE } from "../supplier/schema.ts";
 import { approvalReferenceIssues, approvalSchema } from "./approval-schema.ts";
-import { budgetReferenceIssues, budgetSchema, timeZoneSchema } from "./budget-schema.ts";
+import { budgetReferenceIssues, budgetSchema } from "./budget-schema.ts";
 import { currencySchema, localeSchema, moneyIssues, priceSchema, shipsToSchema } from "./money-schema.ts";
+import { datesKeys, leadTimeItemIssues, neededByModeSchema } from "./dates-schema.ts";
 import { supplierEventsSchema } from "./supplier-events.ts";
 
 /** Jira-style keys (`ABC-123`) and bare numbers (`#123`). */
@@ -124,6 +125,8 @@ export const profileSchema = z
     approval: approvalSchema.optional(),
     /** The most this profile's orders may cost in a calendar month, and what then (./budget-schema.ts). */
     budget: budgetSchema.optional(),
+    /** `required`: every order with this profile gives the date it is needed by. */
+    neededBy: neededByModeSchema,
   })
   .refine((p) => p.allowedUsers.length + p.allowedUserGroups.length > 0, {
     error:
@@ -177,8 +180,8 @@ export const customerConfigSchema = z
     profiles: z.array(profileSchema).min(1, { error: "must define at least one profile" }),
     /** How the supplier signs its events and how to read them (supplier-events.ts); absent: our own contract. */
     supplierEvents: supplierEventsSchema,
-    /** Where a calendar month (a budget's) starts: an IANA time zone; default UTC. */
-    timeZone: timeZoneSchema.optional(),
+    /** Lead times, holidays, express orders and the time zone: where "today" and a budget's month are (dates-schema.ts). */
+    ...datesKeys,
   })
   .superRefine((config, ctx) => {
     const items = new Set<string>();
@@ -220,6 +223,7 @@ export const customerConfigSchema = z
         });
       names.add(profile.name);
     });
+    for (const issue of leadTimeItemIssues(config)) ctx.addIssue({ code: "custom", ...issue });
   })
   // Also when other parts of the file are wrong, so that every problem is reported at once.
   .superRefine(

@@ -12,6 +12,7 @@ import type { Jobs } from "../jobs/jobs.ts";
 import type { PlaceOrderJobData } from "../jobs/payloads.ts";
 import { QUEUES } from "../jobs/queues.ts";
 import type { Queryable, Store } from "../store/db.ts";
+import { markAtRiskFromStart } from "../store/repositories/order-risk.ts";
 import {
   findOrdersByExternalDocumentNumber,
   getOrder,
@@ -28,6 +29,8 @@ import { type MatchedRule, matchApprovalRule } from "./approvals/rules.ts";
 import type { Authorizer } from "./authorization.ts";
 import { budgetGate, recordSpend } from "./budget/reserve.ts";
 import { checkDraft } from "./check.ts";
+import { type LateWarning, lateWarning } from "./dates/late-warning.ts";
+import { newOrderDates, storedDates } from "./dates/order-dates.ts";
 import type { OrderDraft } from "./draft.ts";
 import { nextEdn } from "./edn.ts";
 import { OrderNotFoundError, OrderNotResubmittableError } from "./errors.ts";
@@ -63,6 +66,11 @@ export interface OrderOrigin {
   threadTs?: string | undefined;
   /** Workflow step context (execution id…), kept on the order. */
   workflow?: object | undefined;
+  /**
+   * A form: warn when the order would arrive after its needed-by date, unless this warning (its key) was shown
+   * already. Without it (a workflow step) a late order is placed at risk at once.
+   */
+  lateWarning?: { acknowledged: string | undefined } | undefined;
 }
 
 /** The `place-order` job's payload (its schema: jobs/payloads.ts). */
@@ -70,7 +78,7 @@ export type { PlaceOrderJobData } from "../jobs/payloads.ts";
 
 export type SubmitResult =
   | { status: "queued"; order: Order; created: boolean }
-  | { status: "invalid"; draft: OrderDraft; errors: FieldErrors }
+  | { status: "invalid"; draft: OrderDraft; errors: FieldErrors; lateWarning?: LateWarning }
   | { status: "forbidden"; message: string };
 
 /** Same-channel rule: a profile is used only where the customer file says (see `OrderOrigin.channelId`). */
@@ -161,18 +169,17 @@ export async function acceptSubmission(
   }
   const forbidden = await authorize(deps, checked.profile, origin.requestedBy);
   if (forbidden) return forbidden;
+  if (origin.lateWarning) {
+    const warning = lateWarning(deps.customer.config, checked.draft.neededBy, checked.request, at);
+    if (warning && warning.key !== origin.lateWarning.acknowledged) {
+      const errors = { neededBy: [warning.text] };
+      return { status: "invalid", draft: checked.draft, errors, lateWarning: warning };
+    }
+  }
   const pricing = priceOrder(checked.request.orderLines, deps.customer);
   const amounts = storedPricing(pricing);
   const approval = matchApprovalRule(checked.profile.approval, checked.request, deps.customer, amounts ?? {});
-  return {
-    profile: checked.profile,
-    draft: checked.draft,
-    origin,
-    at,
-    request: checked.request,
-    approval,
-    pricing,
-  };
+  return { profile: checked.profile, draft: checked.draft, origin, at, request: checked.request, approval, pricing };
 }
 
 /** Stores one accepted submission and enqueues its placement, in one transaction of its own. */
@@ -216,17 +223,20 @@ export async function storeSubmission(
         if (generated) {
           edn = await nextEdn(tx, pattern, { ticket: clean.ticket, profile: profile.name, now: at });
         }
-        const final = checkOrderRequest(draftToRequest(clean, profile, edn));
+        const final = checkOrderRequest(
+          draftToRequest(clean, profile, edn, deps.customer.config.expressOrderType?.type),
+        );
         if (!final.ok) {
           const earlier = await repeated(tx, key);
           if (earlier) throw new AlreadySubmitted(earlier.order);
           return { status: "invalid", draft: clean, errors: fieldErrorsFromDetails(final.details) };
         }
-        const row = newOrderRow(accepted, id, edn, final.value);
+        const dates = newOrderDates(deps.customer.config, clean, final.value, at);
+        const row = { ...newOrderRow(accepted, id, edn, final.value), ...storedDates(dates) };
         const stored = generated ? await insertOrderIfNumberFree(tx, row) : await insertOrder(tx, row);
         if ("taken" in stored) continue;
         if (!stored.created) throw new AlreadySubmitted(stored.order);
-        order = stored.order;
+        order = dates.atRisk ? await markAtRiskFromStart(tx, stored.order, at) : stored.order;
       }
       await recordSpend(tx, deps.jobs, order, deps.customer.config, gate.decision, at);
       if (accepted.approval && profile.approval) {
@@ -366,7 +376,9 @@ export async function resubmitOrder(
     } else {
       edn = order.externalDocumentNumber;
     }
-    const final = checkOrderRequest(draftToRequest(clean, profile, edn));
+    const final = checkOrderRequest(
+      draftToRequest(clean, profile, edn, deps.customer.config.expressOrderType?.type),
+    );
     if (!final.ok) return { status: "invalid", draft: clean, errors: fieldErrorsFromDetails(final.details) };
     const reset = await resetForResubmit(tx, order.id, {
       resubmittedBy,

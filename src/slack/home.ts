@@ -4,6 +4,7 @@ import { checkAdmin } from "../orders/admins.ts";
 import type { ApprovalDeps } from "../orders/approvals/decide.ts";
 import { awaitingApprovalBy } from "../orders/approvals/home.ts";
 import { type ProfileSpend, spendThisMonth } from "../orders/budget/spend.ts";
+import { onTimeThisMonth } from "../orders/dates/on-time.ts";
 import { recentOrdersOf } from "../orders/lookup.ts";
 import type { Order } from "../orders/model/order.ts";
 import { needsAttentionFor } from "../orders/operations/list.ts";
@@ -16,7 +17,7 @@ import type { WebClient } from "./outbound/index.ts";
  * approvers see "Waiting for your approval".
  */
 export type HomeContext = Pick<SlackContext, "store"> &
-  Partial<Pick<SlackContext, "operators" | "customer">> & {
+  Partial<Pick<SlackContext, "operators" | "customer" | "now">> & {
     approvals?: Pick<ApprovalDeps, "customer" | "membership"> | undefined;
     /** The app's clock: which month "Spend this month" is (default the real one). */
     now?: SlackContext["now"] | undefined;
@@ -37,9 +38,15 @@ export async function publishHome(ctx: HomeContext, client: WebClient, userId: s
     // Admins only (the same check as "Needs attention"); never keeps the rest from showing.
     ctx.operators && ctx.customer ? adminSpend(ctx, userId).catch(() => null) : null,
   ]);
+  // Admins (those who see "Needs attention") also see this month's on-time rate by profile.
+  const onTime = attention
+    ? await onTimeThisMonth(ctx.store, ctx.now?.() ?? new Date(), ctx.customer?.config.timeZone).catch(
+        () => null,
+      )
+    : null;
   await client.views.publish({
     user_id: userId,
-    view: buildHomeView(orders, attention, awaitingMe, ctx.customer?.config.locale, spend),
+    view: buildHomeView(orders, attention, awaitingMe, ctx.customer?.config.locale, spend, onTime),
   });
 }
 

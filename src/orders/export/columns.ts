@@ -30,6 +30,11 @@ export interface ExportOrder {
   total?: string | null;
   currency?: string | null;
   linePrices?: unknown;
+  /** YYYY-MM-DD; null when nobody gave one. */
+  neededBy?: string | null;
+  expectedDelivery?: string | null;
+  /** Days delivered after the needed-by date (0 in time); null when not delivered or no needed-by date. */
+  lateDays?: number | null;
 }
 
 const BASE_HEADER = [
@@ -45,6 +50,9 @@ const BASE_HEADER = [
   "placed_at",
   "delivered_at",
   "tracking_numbers",
+  "needed_by",
+  "expected_delivery",
+  "late_days",
 ] as const;
 const PERSONAL_HEADER = ["recipient_email", "recipient_phone", "recipient_address"] as const;
 /** With prices: each line's unit price and line total in the order of `items`, the order's total, the currency. */
@@ -156,6 +164,9 @@ export function exportCells(order: ExportOrder, columns: ExportColumns | boolean
     iso(order.placedAt),
     iso(order.deliveredAt),
     trackingCell(order.tracking),
+    order.neededBy ?? "",
+    order.expectedDelivery ?? "",
+    order.lateDays ?? "",
   ];
   if (prices) cells.push(...moneyCells(order));
   if (personalData) cells.push(text(contact.email), text(contact.phoneNumber), addressCell(shipping));

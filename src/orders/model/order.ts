@@ -61,6 +61,11 @@ export interface Order {
   currency: string | null;
   /** Each line's unit price when it was accepted, in the order of `request.orderLines`; null without prices. */
   linePrices?: string[] | null | undefined;
+  /** Since when its expected delivery is after its needed-by date; null (or absent) when on time. */
+  atRiskSince?: Date | null | undefined;
+  /** The calendar date it was delivered, and by how many days after its needed-by date (0 or more). */
+  deliveredOn?: string | null | undefined;
+  lateDays?: number | null | undefined;
   createdAt: Date;
   updatedAt: Date;
 }

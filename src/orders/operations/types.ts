@@ -10,7 +10,9 @@ export type AttentionKind =
   | "unposted_updates"
   | "orphan_events"
   | "orphan_summary"
-  | "unreadable_events";
+  | "unreadable_events"
+  /** An order expected after its needed-by date (orders/dates/review.ts); resolved when back on track. */
+  | "at_risk_order";
 
 /** What an alert is about: an order (by id), or the supplier's correlation id of orphan events. */
 export type AttentionSubject =
@@ -23,7 +25,8 @@ export type AttentionSubject =
    */
   | { kind: "orphan_summary"; correlationIds: readonly string[] }
   /** Deliveries the mapping cannot read, by the shape of their body (webhooks/unreadable.ts). */
-  | { kind: "unreadable_events"; shapeKey: string };
+  | { kind: "unreadable_events"; shapeKey: string }
+  | { kind: "at_risk_order"; orderId: string };
 
 /** The subject of the one open orphan summary. */
 export const ORPHAN_SUMMARY_SUBJECT = "orphan-events";
@@ -53,6 +56,7 @@ export const ACTIONS_OF: Readonly<Record<AttentionKind, readonly OperatorAction[
   // "Ignore all": the summary and every orphan item it stands for.
   orphan_summary: ["ignore_orphans"],
   unreadable_events: ["reprocess_events"],
+  at_risk_order: ["mark_handled"],
 };
 
 export const RESOLUTION_OF: Readonly<Record<OperatorAction, Resolution>> = {

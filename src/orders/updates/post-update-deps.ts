@@ -1,8 +1,10 @@
 /** What the post-update worker is built from (its ports and settings), and what it offers. */
+
 import type { Logger } from "pino";
 import type { JobHandler } from "../../jobs/worker.ts";
 import type { Metrics } from "../../metrics.ts";
 import type { Store } from "../../store/db.ts";
+import type { DateNotice } from "../../store/repositories/order-risk.ts";
 import type { Order } from "../model/order.ts";
 import type { AdminAlert } from "../ports.ts";
 import type { SlackChat } from "./chat-port.ts";
@@ -43,6 +45,8 @@ export interface PostUpdateDeps {
   store: Store;
   slack: SlackChat;
   present: UpdatePresenter;
+  /** Told each date notice once, when it is posted (metrics-dates.ts). */
+  onDateNotice?: (order: Order, notice: DateNotice) => void;
   /**
    * Shows a placed order whose message never made it to Slack (the placement job's posts failed while Slack
    * was down), so its updates have somewhere to go: posts (or finds) it and returns the order with its message

@@ -1,6 +1,7 @@
 /** App Home: "My orders" (the user's recent orders with status, ticket, recipient and tracking) and a button. */
 import type { types } from "@slack/bolt";
 import type { ProfileSpend } from "../../orders/budget/spend.ts";
+import { type OnTimeRow, onTimeWords } from "../../orders/dates/on-time.ts";
 import type { Order } from "../../orders/model/order.ts";
 import type { AttentionList } from "../../orders/operations/types.ts";
 import { approvalLine } from "./approval.ts";
@@ -19,6 +20,14 @@ function totalOf(order: Order, locale: string | undefined): string {
   return total ? ` · ${total}` : "";
 }
 
+function onTimeBlock(rows: readonly OnTimeRow[]): KnownBlock {
+  const text =
+    rows.length === 0
+      ? "On time this month: no deliveries with a needed-by date yet."
+      : `On time this month: ${rows.map((r) => esc(onTimeWords(r))).join(" · ")}`;
+  return { type: "context", elements: [mrkdwn(text)] };
+}
+
 /** 3 fixed blocks + 2 per order, + "Needs attention" for admins (src/orders/operations/list.ts) ≤ 100. */
 export const HOME_ORDER_LIMIT = 20;
 
@@ -34,9 +43,12 @@ export function buildHomeView(
   locale?: string,
   /** An admin's "Spend this month" (budgeted profiles); null for everyone else. */
   spend: readonly ProfileSpend[] | null = null,
+  /** Admins: this month's deliveries with a needed-by date, on time by profile. */
+  onTime: readonly OnTimeRow[] | null = null,
 ): types.HomeView {
   const blocks: KnownBlock[] = [
     ...(attention ? needsAttentionBlocks(attention) : []),
+    ...(onTime ? [onTimeBlock(onTime)] : []),
     ...homeSpendBlocks(spend, locale),
     ...homeApprovalBlocks(awaitingMe),
     { type: "header", text: plain("My orders", 150) },

@@ -64,7 +64,11 @@ export const FIELD_BLOCK: Record<ScalarField, string> = {
   lines: "",
   externalDocumentNumber: "external_document_number",
   shippingReference: "shipping_reference",
+  neededBy: "needed_by",
 };
+
+/** The "Use Express" checkbox (offered when the standard lead time would be late). */
+export const EXPRESS_BLOCK = "express";
 
 export const LINE_BLOCK = {
   item: (key: string) => `line_${key}_item`,

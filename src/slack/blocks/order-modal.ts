@@ -14,6 +14,8 @@ import { encodeMetadata, type ModalMetadata } from "../metadata.ts";
 import { ACTION, CALLBACK, FIELD_BLOCK } from "./ids.ts";
 import { header, hint, textInput } from "./modal-inputs.ts";
 import { lineActions, lineBlocks, linesTotal, MAX_MODAL_LINES } from "./order-modal-lines.ts";
+import { neededByBlocks } from "./modal-needed-by.ts";
+import { lineActions, lineBlocks, MAX_MODAL_LINES } from "./order-modal-lines.ts";
 import { mrkdwn, plain } from "./text.ts";
 
 type KnownBlock = types.KnownBlock;
@@ -236,6 +238,7 @@ export function buildOrderModal(input: OrderModalInput): ModalView {
     },
     ...hint(errors, "country"),
   } as KnownBlock);
+  blocks.push(...neededByBlocks(customer, draft, meta, errors));
 
   blocks.push(header("Items"));
   blocks.push(...lineBlocks(customer, draft, keys, errors));

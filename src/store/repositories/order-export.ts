@@ -22,6 +22,8 @@ const PAGE = `
               FROM order_aliases a WHERE a.order_id = o.id)), '') AS correlation_id,
          o.status, o.created_at, o.request -> 'shipping' AS shipping, o.request -> 'orderLines' AS order_lines,
          o.tracking, o.created_at::text AS cursor_at, o.total::text AS total, o.currency, o.line_prices,
+         o.tracking, o.created_at::text AS cursor_at, o.needed_by::text AS needed_by,
+         o.expected_delivery::text AS expected_delivery, o.late_days,
          COALESCE(
            (SELECT min(e.occurred_at) FROM supplier_events e
              WHERE e.order_id = o.id AND e.correlation_id = o.correlation_id),
@@ -56,6 +58,9 @@ function toExportOrder(row: Row): ExportOrder {
     total: row.total ?? null,
     currency: row.currency ?? null,
     linePrices: row.line_prices ?? null,
+    neededBy: row.needed_by ?? null,
+    expectedDelivery: row.expected_delivery ?? null,
+    lateDays: row.late_days ?? null,
   };
 }
 

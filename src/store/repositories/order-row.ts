@@ -38,6 +38,9 @@ export function mapOrder(row: Row): Order {
     total: row.total ?? null,
     currency: row.currency ?? null,
     linePrices: row.line_prices ?? null,
+    atRiskSince: row.at_risk_since ?? null,
+    deliveredOn: isoDate(row.delivered_on),
+    lateDays: row.late_days ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
