@@ -9,8 +9,8 @@ import { z } from "zod";
 import { DEFAULT_ORDER_TYPE } from "../supplier/schema.ts";
 import { approvalReferenceIssues, approvalSchema } from "./approval-schema.ts";
 import { budgetReferenceIssues, budgetSchema } from "./budget-schema.ts";
-import { currencySchema, localeSchema, moneyIssues, priceSchema, shipsToSchema } from "./money-schema.ts";
 import { datesKeys, leadTimeItemIssues, neededByModeSchema } from "./dates-schema.ts";
+import { currencySchema, localeSchema, moneyIssues, priceSchema, shipsToSchema } from "./money-schema.ts";
 import { supplierEventsSchema } from "./supplier-events.ts";
 
 /** Jira-style keys (`ABC-123`) and bare numbers (`#123`). */

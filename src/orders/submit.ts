@@ -179,7 +179,15 @@ export async function acceptSubmission(
   const pricing = priceOrder(checked.request.orderLines, deps.customer);
   const amounts = storedPricing(pricing);
   const approval = matchApprovalRule(checked.profile.approval, checked.request, deps.customer, amounts ?? {});
-  return { profile: checked.profile, draft: checked.draft, origin, at, request: checked.request, approval, pricing };
+  return {
+    profile: checked.profile,
+    draft: checked.draft,
+    origin,
+    at,
+    request: checked.request,
+    approval,
+    pricing,
+  };
 }
 
 /** Stores one accepted submission and enqueues its placement, in one transaction of its own. */

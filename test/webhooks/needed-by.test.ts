@@ -150,7 +150,9 @@ describe("needed-by dates over the webhook", () => {
     // The admins' App Home figure for December, and the export's columns.
     const december = await onTimeThisMonth(store, new Date("2026-12-20T12:00:00Z"));
     expect(december).toEqual([{ profile: "default", delivered: 1, onTime: 0 }]);
-    const home = JSON.stringify(buildHomeView([], { items: [], counts: {} as never }, [], december));
+    const home = JSON.stringify(
+      buildHomeView([], { items: [], counts: {} as never }, [], undefined, null, december),
+    );
     expect(home).toContain("On time this month: default 0 of 1 (0%)");
     expect(await onTimeThisMonth(store, new Date("2026-11-20T12:00:00Z"))).toEqual([]);
   });

@@ -13,9 +13,8 @@ import { COUNTRIES, isCountryCode } from "../../supplier/countries.ts";
 import { encodeMetadata, type ModalMetadata } from "../metadata.ts";
 import { ACTION, CALLBACK, FIELD_BLOCK } from "./ids.ts";
 import { header, hint, textInput } from "./modal-inputs.ts";
-import { lineActions, lineBlocks, linesTotal, MAX_MODAL_LINES } from "./order-modal-lines.ts";
 import { neededByBlocks } from "./modal-needed-by.ts";
-import { lineActions, lineBlocks, MAX_MODAL_LINES } from "./order-modal-lines.ts";
+import { lineActions, lineBlocks, linesTotal, MAX_MODAL_LINES } from "./order-modal-lines.ts";
 import { mrkdwn, plain } from "./text.ts";
 
 type KnownBlock = types.KnownBlock;
