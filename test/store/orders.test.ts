@@ -99,7 +99,12 @@ describe.each(TEST_BACKENDS)("orders repository on %s", (backend) => {
       currency: "EUR",
     });
     const plain = await insertOrder(store, newOrder());
-    expect(plain.order).toMatchObject({ neededBy: null, expectedDelivery: null, total: null, currency: null });
+    expect(plain.order).toMatchObject({
+      neededBy: null,
+      expectedDelivery: null,
+      total: null,
+      currency: null,
+    });
   });
 
   it("places one order for a double submit with the same idempotency key", async () => {
