@@ -28,6 +28,8 @@ export interface Metrics {
   oldestJobAgeSeconds: Gauge<"queue">;
   /** Approvals requested, decided by outcome, time to decision (./metrics-approvals.ts). */
   approvals: PrometheusApprovalMetrics;
+  /** Orders the watchdog found stalled, by profile and condition (src/orders/watchdog/). */
+  ordersStalled: Counter<"profile" | "condition">;
   /** `order_desk_build_info{version,node} 1`: which build each instance runs. */
   buildInfo: Gauge<"version" | "node">;
 }
@@ -141,6 +143,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       registers,
     }),
     approvals: createApprovalMetrics(registers),
+    ordersStalled: new Counter({
+      name: "order_desk_orders_stalled_total",
+      help: "Orders the watchdog found stalled (counted once per order and condition), by profile and condition.",
+      labelNames: ["profile", "condition"],
+      registers,
+    }),
     buildInfo: new Gauge({
       name: "order_desk_build_info",
       help: "Always 1; its labels name the Order Desk version and the Node.js version this instance runs.",

@@ -15,6 +15,8 @@
  *   a run is safe to repeat (every event is deduplicated), so a retry after a crash adds nothing.
  * - attention-outcome: an admin alert rewritten after an admin acted on it (src/orders/operations/outcome-job.ts),
  *   enqueued in the action's transaction, so a crash right after the click still leaves the alert rewritten.
+ * - watchdog: a stalled-order check due at a computed time (the order's next deadline, src/orders/watchdog/), or
+ *   the report of a condition found (its thread reply and admin alert), each run safe to repeat.
  * `expireInSeconds` bounds one run: a handler still running then is aborted (its `signal` fires) and the job
  * is retried; on PostgreSQL it is also how a job held by a replica that died is found and retried.
  */
@@ -29,6 +31,7 @@ export const QUEUES = {
   approvalExpiry: "approval-expiry",
   reprocessEvents: "reprocess-events",
   attentionOutcome: "attention-outcome",
+  watchdog: "watchdog",
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -56,6 +59,7 @@ export const DEFAULT_POLICIES: Readonly<Record<QueueName, QueuePolicy>> = {
   "approval-expiry": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
   "reprocess-events": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 600 },
   "attention-outcome": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
+  watchdog: { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
 };
 
 export function isQueueName(value: string): value is QueueName {

@@ -10,7 +10,8 @@ export type AttentionKind =
   | "unposted_updates"
   | "orphan_events"
   | "orphan_summary"
-  | "unreadable_events";
+  | "unreadable_events"
+  | "stalled_order";
 
 /** What an alert is about: an order (by id), or the supplier's correlation id of orphan events. */
 export type AttentionSubject =
@@ -23,7 +24,9 @@ export type AttentionSubject =
    */
   | { kind: "orphan_summary"; correlationIds: readonly string[] }
   /** Deliveries the mapping cannot read, by the shape of their body (webhooks/unreadable.ts). */
-  | { kind: "unreadable_events"; shapeKey: string };
+  | { kind: "unreadable_events"; shapeKey: string }
+  /** An order the watchdog found stalled (src/orders/watchdog/): one item per order and condition. */
+  | { kind: "stalled_order"; orderId: string; condition: string };
 
 /** The subject of the one open orphan summary. */
 export const ORPHAN_SUMMARY_SUBJECT = "orphan-events";
@@ -53,6 +56,8 @@ export const ACTIONS_OF: Readonly<Record<AttentionKind, readonly OperatorAction[
   // "Ignore all": the summary and every orphan item it stands for.
   orphan_summary: ["ignore_orphans"],
   unreadable_events: ["reprocess_events"],
+  // Cleared by itself when the supplier's event comes; an admin who dealt with it another way marks it handled.
+  stalled_order: ["mark_handled"],
 };
 
 export const RESOLUTION_OF: Readonly<Record<OperatorAction, Resolution>> = {
@@ -111,6 +116,8 @@ export function subjectKey(subject: AttentionSubject): { kind: AttentionKind; su
       return { kind: subject.kind, subject: ORPHAN_SUMMARY_SUBJECT };
     case "unreadable_events":
       return { kind: subject.kind, subject: subject.shapeKey };
+    case "stalled_order":
+      return { kind: subject.kind, subject: `${subject.orderId}:${subject.condition}` };
     default:
       return { kind: subject.kind, subject: subject.orderId };
   }
