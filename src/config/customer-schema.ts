@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { DEFAULT_ORDER_TYPE } from "../supplier/schema.ts";
 import { approvalReferenceIssues, approvalSchema } from "./approval-schema.ts";
+import { datesKeys, leadTimeItemIssues, neededByModeSchema } from "./dates-schema.ts";
 import { supplierEventsSchema } from "./supplier-events.ts";
 import { watchdogSchema } from "./watchdog-schema.ts";
 
@@ -117,6 +118,8 @@ export const profileSchema = z
     allowWorkflows: z.boolean({ error: "must be true or false" }).default(false),
     /** Orders that need an approver's yes before they are placed (./approval-schema.ts); none without it. */
     approval: approvalSchema.optional(),
+    /** `required`: every order with this profile gives the date it is needed by. */
+    neededBy: neededByModeSchema,
   })
   .refine((p) => p.allowedUsers.length + p.allowedUserGroups.length > 0, {
     error:
@@ -168,6 +171,8 @@ export const customerConfigSchema = z
     supplierEvents: supplierEventsSchema,
     /** When admins hear of an order that stalls (src/orders/watchdog/); defaults in watchdog-schema.ts. */
     watchdog: watchdogSchema,
+    /** Lead times, holidays, express orders and the time zone (dates-schema.ts). */
+    ...datesKeys,
   })
   .superRefine((config, ctx) => {
     const items = new Set<string>();
@@ -209,6 +214,7 @@ export const customerConfigSchema = z
         });
       names.add(profile.name);
     });
+    for (const issue of leadTimeItemIssues(config)) ctx.addIssue({ code: "custom", ...issue });
   })
   // Also when other parts of the file are wrong, so that every problem is reported at once.
   .superRefine(

@@ -7,6 +7,8 @@ import type { Customer } from "../config/catalog.ts";
 import { MAX_EDN_LENGTH, type Profile } from "../config/customer-schema.ts";
 import { checkOrderRequest } from "../supplier/rules.ts";
 import type { CreateOrderRequest } from "../supplier/schema.ts";
+import { customerToday } from "./dates/lead-time.ts";
+import { neededByProblem } from "./dates/needed-by.ts";
 import { normalizeDraft, type OrderDraft } from "./draft.ts";
 import { renderEdn, TYPED_EDN, TYPED_EDN_CHARACTERS } from "./edn.ts";
 import { addFieldError, type FieldErrors, fieldErrorsFromDetails, mergeFieldErrors } from "./fields.ts";
@@ -22,8 +24,18 @@ export interface CheckDraftOptions {
   now?: Date;
 }
 
-function ownChecks(draft: OrderDraft, customer: Customer, profile: Profile | undefined): FieldErrors {
+function ownChecks(
+  draft: OrderDraft,
+  customer: Customer,
+  profile: Profile | undefined,
+  now: Date,
+): FieldErrors {
   const errors: FieldErrors = {};
+  const neededBy = neededByProblem(draft.neededBy ?? "", {
+    today: customerToday(customer.config, now),
+    required: profile?.neededBy === "required",
+  });
+  if (neededBy) addFieldError(errors, "neededBy", neededBy);
   if (!profile) {
     addFieldError(
       errors,
@@ -84,7 +96,7 @@ export function checkDraft(
 ): DraftCheck {
   const draft = normalizeDraft(input);
   const profile = customer.profile(draft.profile);
-  const own = ownChecks(draft, customer, profile);
+  const own = ownChecks(draft, customer, profile, options.now ?? new Date());
   // Without a profile the delivery and lines are still checked (with any profile's agreed values) so that every
   // problem shows at once; profile-level findings of that stand-in are not the agent's to fix.
   const rulesProfile = profile ?? customer.config.profiles[0];
@@ -98,7 +110,9 @@ export function checkDraft(
         { ticket: draft.ticket, profile: rulesProfile.name, now: options.now ?? new Date() },
         1,
       ));
-  const checked = checkOrderRequest(draftToRequest(draft, rulesProfile, edn));
+  const checked = checkOrderRequest(
+    draftToRequest(draft, rulesProfile, edn, customer.config.expressOrderType?.type),
+  );
   const supplier = checked.ok ? {} : fieldErrorsFromDetails(checked.details);
   if (!profile) delete supplier.profile;
   // "At least one line with a quantity greater than 0" repeats, under the first item, what our quantity checks

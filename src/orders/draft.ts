@@ -35,6 +35,10 @@ export const orderDraftSchema = z.object({
   /** "" → generated from the pattern in the customer file. */
   externalDocumentNumber: z.string(),
   shippingReference: z.string(),
+  /** The date it is needed by (YYYY-MM-DD), "" or absent when not given. */
+  neededBy: z.string().optional(),
+  /** Send it as the customer file's express order type (offered when the standard lead time would be late). */
+  express: z.boolean().optional(),
 });
 
 export type DraftLine = z.infer<typeof draftLineSchema>;
@@ -96,6 +100,7 @@ export function normalizeDraft(draft: OrderDraft): OrderDraft {
       .map((l) => ({ itemNumber: t(l.itemNumber), quantity: t(l.quantity), comment: t(l.comment) })),
     externalDocumentNumber: t(draft.externalDocumentNumber),
     shippingReference: t(draft.shippingReference),
+    ...(draft.neededBy !== undefined && { neededBy: t(draft.neededBy) }),
   };
 }
 

@@ -23,7 +23,8 @@ export type ScalarField =
   | "country"
   | "lines"
   | "externalDocumentNumber"
-  | "shippingReference";
+  | "shippingReference"
+  | "neededBy";
 
 export type LineField = "itemNumber" | "quantity" | "comment";
 
@@ -147,6 +148,7 @@ const LABELS: Record<ScalarField, string> = {
   lines: "Items",
   externalDocumentNumber: "Order number",
   shippingReference: "Shipping reference",
+  neededBy: "Needed by",
 };
 
 const LINE_LABELS: Record<LineField, string> = {

@@ -18,11 +18,17 @@ export function parseQuantity(value: string): number | string | null {
  * Builds the request as plain data, without judging it: `checkOrderRequest` (the supplier's rules) decides
  * whether it is valid, and reports problems under the supplier's paths.
  */
-export function draftToRequest(draft: OrderDraft, profile: Profile, externalDocumentNumber: string): unknown {
+export function draftToRequest(
+  draft: OrderDraft,
+  profile: Profile,
+  externalDocumentNumber: string,
+  /** The customer file's express order type, used when the draft asks for express. */
+  expressType?: string,
+): unknown {
   const { id: invoiceId, ...invoiceRest } = profile.invoice;
   return {
     externalDocumentNumber,
-    type: profile.orderType,
+    type: draft.express && expressType ? expressType : profile.orderType,
     customerReference: orNull(draft.ticket),
     invoice: { id: invoiceId, ...invoiceRest },
     consignee: profile.consignee,

@@ -12,6 +12,7 @@ import type { Jobs } from "../jobs/jobs.ts";
 import type { PlaceOrderJobData } from "../jobs/payloads.ts";
 import { QUEUES } from "../jobs/queues.ts";
 import type { Queryable, Store } from "../store/db.ts";
+import { markAtRiskFromStart } from "../store/repositories/order-risk.ts";
 import {
   findOrdersByExternalDocumentNumber,
   getOrder,
@@ -27,6 +28,7 @@ import { approvalForResubmission, approvalRequestFor, requestApproval } from "./
 import { type MatchedRule, matchApprovalRule } from "./approvals/rules.ts";
 import type { Authorizer } from "./authorization.ts";
 import { checkDraft } from "./check.ts";
+import { newOrderDates, storedDates } from "./dates/order-dates.ts";
 import type { OrderDraft } from "./draft.ts";
 import { nextEdn } from "./edn.ts";
 import { OrderNotFoundError, OrderNotResubmittableError } from "./errors.ts";
@@ -196,17 +198,20 @@ export async function storeSubmission(
         if (generated) {
           edn = await nextEdn(tx, pattern, { ticket: clean.ticket, profile: profile.name, now: at });
         }
-        const final = checkOrderRequest(draftToRequest(clean, profile, edn));
+        const final = checkOrderRequest(
+          draftToRequest(clean, profile, edn, deps.customer.config.expressOrderType?.type),
+        );
         if (!final.ok) {
           const earlier = await repeated(tx, key);
           if (earlier) throw new AlreadySubmitted(earlier.order);
           return { status: "invalid", draft: clean, errors: fieldErrorsFromDetails(final.details) };
         }
-        const row = newOrderRow(accepted, id, edn, final.value);
+        const dates = newOrderDates(deps.customer.config, clean, final.value, at);
+        const row = { ...newOrderRow(accepted, id, edn, final.value), ...storedDates(dates) };
         const stored = generated ? await insertOrderIfNumberFree(tx, row) : await insertOrder(tx, row);
         if ("taken" in stored) continue;
         if (!stored.created) throw new AlreadySubmitted(stored.order);
-        order = stored.order;
+        order = dates.atRisk ? await markAtRiskFromStart(tx, stored.order, at) : stored.order;
       }
       if (accepted.approval && profile.approval) {
         // Waits for an approver: no placement job until one approves (src/orders/approvals/decide.ts).
@@ -339,7 +344,9 @@ export async function resubmitOrder(
     } else {
       edn = order.externalDocumentNumber;
     }
-    const final = checkOrderRequest(draftToRequest(clean, profile, edn));
+    const final = checkOrderRequest(
+      draftToRequest(clean, profile, edn, deps.customer.config.expressOrderType?.type),
+    );
     if (!final.ok) return { status: "invalid", draft: clean, errors: fieldErrorsFromDetails(final.details) };
     const reset = await resetForResubmit(tx, order.id, {
       resubmittedBy,

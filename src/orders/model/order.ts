@@ -59,6 +59,11 @@ export interface Order {
   total: string | null;
   /** ISO 4217 code of `total`. */
   currency: string | null;
+  /** Since when its expected delivery is after its needed-by date; null (or absent) when on time. */
+  atRiskSince?: Date | null | undefined;
+  /** The calendar date it was delivered, and by how many days after its needed-by date (0 or more). */
+  deliveredOn?: string | null | undefined;
+  lateDays?: number | null | undefined;
   createdAt: Date;
   updatedAt: Date;
 }

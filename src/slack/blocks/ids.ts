@@ -64,6 +64,7 @@ export const FIELD_BLOCK: Record<ScalarField, string> = {
   lines: "",
   externalDocumentNumber: "external_document_number",
   shippingReference: "shipping_reference",
+  neededBy: "needed_by",
 };
 
 export const LINE_BLOCK = {

@@ -37,6 +37,9 @@ export function mapOrder(row: Row): Order {
     expectedDeliverySource: row.expected_delivery_source ?? null,
     total: row.total ?? null,
     currency: row.currency ?? null,
+    atRiskSince: row.at_risk_since ?? null,
+    deliveredOn: isoDate(row.delivered_on),
+    lateDays: row.late_days ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
