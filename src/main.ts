@@ -24,6 +24,8 @@ import { showOrder } from "./orders/show-order.ts";
 import { ChannelPacer } from "./orders/updates/pacer.ts";
 import { workPostUpdates } from "./orders/updates/post-update.ts";
 import { updatesFor } from "./orders/updates/verbosity.ts";
+import { watchdogRulesOf } from "./orders/watchdog/decide.ts";
+import { checkAfterEvents, workWatchdog } from "./orders/watchdog/jobs.ts";
 import { withWorkflowSteps } from "./orders/workflow/index.ts";
 import { redactUrl } from "./redact-url.ts";
 import { ExpiryWatch } from "./secrets/expiry.ts";
@@ -65,6 +67,8 @@ export interface StartOptions {
   secretsCredentials?: { accessKeyId: string; secretAccessKey: string };
   /** Process-wide default metrics (event loop, memory); off for several instances in one process. */
   defaultMetrics?: boolean;
+  /** The app's clock (default the real one): tests move it to make the watchdog's deadlines pass. */
+  now?: () => Date;
 }
 
 export async function startOrderDesk(config: Config, options: StartOptions = {}): Promise<OrderDesk> {
@@ -186,6 +190,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       jobs,
       metrics,
       approvalMetrics: metrics.approvals,
+      ...(options.now && { now: options.now }),
       socket: { metrics },
       logger,
       pacer,
@@ -199,6 +204,25 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     const alertAdmins = (alert: AdminAlert) => slack.notifier.alertAdmins(alert);
 
     const orphanDeps = { store, jobs, settleMs: config.webhooks.settleMs };
+    // Stalled orders: a check when an order is placed and after its supplier events, each due at its deadline.
+    // Threads' own client: a 429 re-schedules the job after Retry-After instead of blocking a worker.
+    const threadChat = createSlackChat({
+      token: config.slack.botToken,
+      history,
+      timeoutMs: config.slack.timeoutMs,
+      logger,
+      ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
+    });
+    const watchdog = workWatchdog(jobs, {
+      store,
+      jobs,
+      rules: watchdogRulesOf(customer.config),
+      chat: threadChat,
+      alerts: slack.context.operators.alerts,
+      metrics: { stalled: (profile, condition) => metrics.ordersStalled.inc({ profile, condition }) },
+      ...(options.now && { now: options.now }),
+      logger,
+    });
     const placeOrder = placeOrderJob({
       store,
       customer,
@@ -215,6 +239,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       logger,
       onPlaced: async (order) => {
         if (order.correlationId) await attachOrphanEvents(orphanDeps, order.id, order.correlationId);
+        await watchdog.arm(order);
       },
     });
     // Orders from a Workflow Builder step complete (or fail) their step when placement ends.
@@ -248,14 +273,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     workAlertRewrites(jobs, { store, alerts: slack.context.operators.alerts, logger });
     workPostUpdates(jobs, {
       store,
-      // Its own client: a 429 re-schedules the job after Retry-After instead of blocking a worker.
-      slack: createSlackChat({
-        token: config.slack.botToken,
-        history,
-        timeoutMs: config.slack.timeoutMs,
-        logger,
-        ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
-      }),
+      slack: threadChat,
       settleMs: config.webhooks.settleMs,
       present: updatePresenter({ customer }),
       showMissingMessage: (order, signal) =>
@@ -267,6 +285,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       metrics,
       // App Home follows the order's latest supplier event (debounced per user; failures only logged).
       onOrderChanged: (order) => slack.home.orderChanged(order),
+      afterEvents: (orderId, newestEventId) => checkAfterEvents(jobs, orderId, newestEventId),
       logger,
     });
 

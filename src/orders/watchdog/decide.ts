@@ -6,9 +6,11 @@
  *   not_accepted   placed, but no supplier event at all `acceptedWithinHours` after placement
  *   not_shipped    not shipped `shippedWithinDays` business days after the expected ship date
  *                  (expected delivery − 1 business day)
- *   not_delivered  not delivered `deliveredWithinDays` business days after the latest estimated delivery
+ *   not_delivered  shipped, but not delivered `deliveredWithinDays` business days after the latest estimated
+ *                  delivery
  *
- * A day's grace ends at the end of that day (UTC): "1 business day after Monday" is overdue from Wednesday 00:00.
+ * A day's grace ends at the end of that day in the customer's time zone: "1 business day after Monday" is overdue
+ * from Wednesday 00:00.
  */
 import type { WatchdogConfig } from "../../config/watchdog-schema.ts";
 import { SUPPLIER_ORDER_STATES } from "../../supplier/events.ts";
@@ -20,6 +22,11 @@ export type WatchdogCondition = (typeof WATCHDOG_CONDITIONS)[number];
 
 export interface WatchdogOrder {
   status: OrderStatus;
+  /**
+   * Whether any supplier event came for it (a status it reported, a shipping update): placement alone sets
+   * `received` without one.
+   */
+  heardFromSupplier: boolean;
   /** When the supplier accepted it, by the app's clock. */
   placedAt: Date;
   /** Our best estimate of delivery (YYYY-MM-DD): lead times, then the supplier's latest estimate. */
@@ -29,6 +36,8 @@ export interface WatchdogOrder {
 export interface WatchdogRules extends WatchdogConfig {
   /** Days (YYYY-MM-DD) that are not business days, besides weekends. */
   holidays: readonly string[];
+  /** The customer's IANA time zone (default UTC): where a day ends. */
+  timeZone?: string | undefined;
 }
 
 export interface Overdue {
@@ -52,12 +61,17 @@ const SUPPLIER_STATES: ReadonlySet<string> = new Set(SUPPLIER_ORDER_STATES);
 const SHIPPED: ReadonlySet<string> = new Set(["partially_shipped", "shipped", "delivered"]);
 const HOUR = 3_600_000;
 
-/** Which conditions the order's status puts behind it for good. */
-export function conditionsOver(status: OrderStatus): WatchdogCondition[] {
+/** Which conditions the order's state puts behind it for good. */
+export function conditionsOver(
+  order: Pick<WatchdogOrder, "status" | "heardFromSupplier">,
+): WatchdogCondition[] {
+  const { status } = order;
   // Cancelled: nothing more is expected of the supplier.
   if (status === "cancelled") return [...WATCHDOG_CONDITIONS];
+  // Not placed (any more): nothing is expected of the supplier yet.
+  if (!SUPPLIER_STATES.has(status)) return [];
   const over: WatchdogCondition[] = [];
-  if (SUPPLIER_STATES.has(status)) over.push("not_accepted");
+  if (order.heardFromSupplier || status !== "received") over.push("not_accepted");
   if (SHIPPED.has(status)) over.push("not_shipped");
   if (status === "delivered") over.push("not_delivered");
   return over;
@@ -80,27 +94,43 @@ export function deadlines(
     not_accepted: accepted,
     not_shipped: {
       condition: "not_shipped",
-      since: nextDayStart(addBusinessDays(shipDate, rules.shippedWithinDays, rules.holidays)),
+      since: nextDayStart(addBusinessDays(shipDate, rules.shippedWithinDays, rules.holidays), rules.timeZone),
       expected: shipDate,
     },
     not_delivered: {
       condition: "not_delivered",
-      since: nextDayStart(addBusinessDays(order.expectedDelivery, rules.deliveredWithinDays, rules.holidays)),
+      since: nextDayStart(
+        addBusinessDays(order.expectedDelivery, rules.deliveredWithinDays, rules.holidays),
+        rules.timeZone,
+      ),
       expected: order.expectedDelivery,
     },
   };
 }
 
 export function checkWatchdog(order: WatchdogOrder, now: Date, rules: WatchdogRules): WatchdogVerdict {
-  const over = conditionsOver(order.status);
+  const over = conditionsOver(order);
+  // Not with the supplier (failed, waiting for approval…): nothing to watch.
+  if (!SUPPLIER_STATES.has(order.status)) return { holding: [], over, nextCheckAt: null };
   const due = deadlines(order, rules);
   const holding: Overdue[] = [];
   let nextCheckAt: Date | null = null;
   for (const condition of WATCHDOG_CONDITIONS) {
     const deadline = due[condition];
     if (deadline === null || over.includes(condition)) continue;
+    // Not delivered is watched once shipped: before that, "not shipped" says it.
+    if (condition === "not_delivered" && !over.includes("not_shipped")) continue;
     if (deadline.since.getTime() <= now.getTime()) holding.push(deadline);
     else if (nextCheckAt === null || deadline.since < nextCheckAt) nextCheckAt = deadline.since;
   }
   return { holding, over, nextCheckAt };
+}
+
+/** The rules of the customer file: its `watchdog` settings, holidays and time zone. */
+export function watchdogRulesOf(config: {
+  watchdog: WatchdogConfig;
+  holidays: readonly string[];
+  timeZone?: string | undefined;
+}): WatchdogRules {
+  return { ...config.watchdog, holidays: config.holidays, timeZone: config.timeZone };
 }

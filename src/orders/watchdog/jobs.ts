@@ -43,6 +43,9 @@ import { CLEARED_BECAUSE, overdueAlert, overdueReply } from "./messages.ts";
 /** The metadata type of the watchdog's thread replies (a rerun finds an interrupted post by it). */
 export const WATCHDOG_REPLY_TYPE = "order_desk_watchdog";
 
+/** Longest wait before a check that ran early looks again. */
+const EARLY_RETRY_MS = 1_000;
+
 export interface WatchdogMetrics {
   /** A condition found for an order of this profile (counted once, when it is recorded). */
   stalled(profile: string, condition: WatchdogCondition): void;
@@ -110,7 +113,12 @@ export function watchdogJobs(deps: WatchdogDeps) {
     // Placed before the watchdog existed, or never placed: nothing to measure against.
     if (!order || !placedAt) return;
     const verdict = checkWatchdog(
-      { status: order.status, placedAt, expectedDelivery: order.expectedDelivery },
+      {
+        status: order.status,
+        heardFromSupplier: order.statusOccurredAt !== null || order.tracking !== null,
+        placedAt,
+        expectedDelivery: order.expectedDelivery,
+      },
       at,
       rules,
     );
@@ -221,12 +229,11 @@ export function watchdogJobs(deps: WatchdogDeps) {
     const { orderId, dueAt, report: condition } = job.data;
     if (condition) return report(orderId, condition);
     const at = now();
-    // Due by the app's clock: a queue that runs it early (clocks apart) waits for it.
+    // Due by the app's clock: a queue that runs it early (the database's clock ahead of the app's) tries again
+    // shortly, keeping its id, so the check is neither lost nor queued twice.
     if (dueAt !== undefined && Date.parse(dueAt) > at.getTime()) {
-      throw new RetryLaterError(
-        Date.parse(dueAt) - at.getTime(),
-        `the check of order ${orderId} is due at ${dueAt}`,
-      );
+      const inMs = Math.min(Date.parse(dueAt) - at.getTime(), EARLY_RETRY_MS);
+      throw new RetryLaterError(inMs, `the check of order ${orderId} is due at ${dueAt}`);
     }
     await check(orderId, at);
   };

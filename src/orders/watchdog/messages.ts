@@ -6,23 +6,28 @@ import type { Order } from "../model/order.ts";
 import type { AdminAlert, AlertPart } from "../ports.ts";
 import type { Overdue, WatchdogCondition, WatchdogRules } from "./decide.ts";
 
-const DAY = new Intl.DateTimeFormat("en-GB", {
-  weekday: "short",
-  day: "numeric",
-  month: "short",
-  timeZone: "UTC",
-});
-const TIME = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", timeZone: "UTC" });
-
-/** "Mon 7 Dec" (a YYYY-MM-DD date or an instant's UTC day). */
-export function dayOf(date: string | Date): string {
-  const at = typeof date === "string" ? new Date(`${date.slice(0, 10)}T12:00:00Z`) : date;
-  return DAY.format(at).replace(",", "");
+/** "Mon 7 Dec": a YYYY-MM-DD date, or an instant's day in `timeZone` (default UTC). */
+export function dayOf(date: string | Date, timeZone = "UTC"): string {
+  const typed = typeof date === "string";
+  const at = typed ? new Date(`${date.slice(0, 10)}T12:00:00Z`) : date;
+  const format = new Intl.DateTimeFormat("en-GB", {
+    weekday: "short",
+    day: "numeric",
+    month: "short",
+    timeZone: typed ? "UTC" : timeZone,
+  });
+  return format.format(at).replace(",", "");
 }
 
-/** "Mon 7 Dec 09:00 UTC". */
-function momentOf(at: Date): string {
-  return `${dayOf(at)} ${TIME.format(at)} UTC`;
+/** "Mon 7 Dec 09:00 (Europe/Amsterdam)". */
+function momentOf(at: Date, timeZone = "UTC"): string {
+  const time = new Intl.DateTimeFormat("en-GB", {
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+    timeZone,
+  });
+  return `${dayOf(at, timeZone)} ${time.format(at)} ${timeZone === "UTC" ? "UTC" : `(${timeZone})`}`;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -30,22 +35,23 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 /** What is overdue and since when, in one sentence. */
 export function overdueSentence(order: Order, overdue: Overdue, rules: WatchdogRules): string {
   const name = `order ${order.externalDocumentNumber}`;
+  const zone = rules.timeZone ?? "UTC";
   switch (overdue.condition) {
     case "not_accepted":
       return (
-        `No word from the supplier: ${name} was placed on ${momentOf(new Date(overdue.expected))} and the supplier ` +
-        `has sent no update at all in ${plural(rules.acceptedWithinHours, "hour")} (overdue since ${momentOf(overdue.since)}).`
+        `No word from the supplier: ${name} was placed on ${momentOf(new Date(overdue.expected), zone)} and the supplier ` +
+        `has sent no update at all in ${plural(rules.acceptedWithinHours, "hour")} (overdue since ${momentOf(overdue.since, zone)}).`
       );
     case "not_shipped":
       return (
         `Not shipped yet: ${name} was expected to ship by ${dayOf(overdue.expected)}` +
         `${order.expectedDelivery ? ` (expected delivery ${dayOf(order.expectedDelivery)})` : ""}, and has not ` +
-        `shipped ${plural(rules.shippedWithinDays, "business day")} later (overdue since ${dayOf(overdue.since)}).`
+        `shipped ${plural(rules.shippedWithinDays, "business day")} later (overdue since ${dayOf(overdue.since, zone)}).`
       );
     case "not_delivered":
       return (
         `Not delivered yet: ${name} was expected on ${dayOf(overdue.expected)}, and has not been delivered ` +
-        `${plural(rules.deliveredWithinDays, "business day")} later (overdue since ${dayOf(overdue.since)}).`
+        `${plural(rules.deliveredWithinDays, "business day")} later (overdue since ${dayOf(overdue.since, zone)}).`
       );
   }
 }

@@ -28,4 +28,4 @@ CREATE TABLE watchdog_reports (
 ALTER TABLE attention_items DROP CONSTRAINT IF EXISTS attention_items_kind_check;
 ALTER TABLE attention_items ADD CONSTRAINT attention_items_kind_check
   CHECK (kind IN ('failed_order', 'unposted_updates', 'orphan_events', 'orphan_summary', 'unreadable_events',
-    'stalled_order'));
+    'at_risk_order', 'stalled_order'));
