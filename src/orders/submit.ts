@@ -28,6 +28,7 @@ import { approvalForResubmission, approvalRequestFor, requestApproval } from "./
 import { type MatchedRule, matchApprovalRule } from "./approvals/rules.ts";
 import type { Authorizer } from "./authorization.ts";
 import { checkDraft } from "./check.ts";
+import { type LateWarning, lateWarning } from "./dates/late-warning.ts";
 import { newOrderDates, storedDates } from "./dates/order-dates.ts";
 import type { OrderDraft } from "./draft.ts";
 import { nextEdn } from "./edn.ts";
@@ -63,6 +64,11 @@ export interface OrderOrigin {
   threadTs?: string | undefined;
   /** Workflow step context (execution id…), kept on the order. */
   workflow?: object | undefined;
+  /**
+   * A form: warn when the order would arrive after its needed-by date, unless this warning (its key) was shown
+   * already. Without it (a workflow step) a late order is placed at risk at once.
+   */
+  lateWarning?: { acknowledged: string | undefined } | undefined;
 }
 
 /** The `place-order` job's payload (its schema: jobs/payloads.ts). */
@@ -70,7 +76,7 @@ export type { PlaceOrderJobData } from "../jobs/payloads.ts";
 
 export type SubmitResult =
   | { status: "queued"; order: Order; created: boolean }
-  | { status: "invalid"; draft: OrderDraft; errors: FieldErrors }
+  | { status: "invalid"; draft: OrderDraft; errors: FieldErrors; lateWarning?: LateWarning }
   | { status: "forbidden"; message: string };
 
 /** Same-channel rule: a profile is used only where the customer file says (see `OrderOrigin.channelId`). */
@@ -159,6 +165,13 @@ export async function acceptSubmission(
   }
   const forbidden = await authorize(deps, checked.profile, origin.requestedBy);
   if (forbidden) return forbidden;
+  if (origin.lateWarning) {
+    const warning = lateWarning(deps.customer.config, checked.draft.neededBy, checked.request, at);
+    if (warning && warning.key !== origin.lateWarning.acknowledged) {
+      const errors = { neededBy: [warning.text] };
+      return { status: "invalid", draft: checked.draft, errors, lateWarning: warning };
+    }
+  }
   const approval = matchApprovalRule(checked.profile.approval, checked.request, deps.customer);
   return { profile: checked.profile, draft: checked.draft, origin, at, request: checked.request, approval };
 }

@@ -3,7 +3,7 @@
  * are read defensively (a missing block is an empty field) and judged later by `checkDraft`.
  */
 import { type DraftLine, isBlankLine, type OrderDraft } from "../orders/draft.ts";
-import { ACTION, FIELD_BLOCK, LINE_BLOCK } from "./blocks/ids.ts";
+import { ACTION, EXPRESS_BLOCK, FIELD_BLOCK, LINE_BLOCK } from "./blocks/ids.ts";
 import type { ModalMetadata } from "./metadata.ts";
 
 export type StateValues = Record<string, Record<string, unknown> | undefined>;
@@ -11,6 +11,9 @@ export type StateValues = Record<string, Record<string, unknown> | undefined>;
 interface ElementState {
   value?: string | null;
   selected_option?: { value?: string } | null;
+  /** A datepicker's YYYY-MM-DD (as Slack sends it; judged by `checkDraft` like any typed value). */
+  selected_date?: string | null;
+  selected_options?: { value?: string }[] | null;
 }
 
 function element(values: StateValues, blockId: string, actionId: string): ElementState | undefined {
@@ -20,7 +23,7 @@ function element(values: StateValues, blockId: string, actionId: string): Elemen
 
 function text(values: StateValues, blockId: string, actionId: string = ACTION.value): string {
   const state = element(values, blockId, actionId);
-  const raw = state?.value ?? state?.selected_option?.value ?? "";
+  const raw = state?.value ?? state?.selected_option?.value ?? state?.selected_date ?? "";
   return typeof raw === "string" ? raw : "";
 }
 
@@ -58,8 +61,15 @@ export function readOrderForm(values: StateValues, meta: ModalMetadata): OrderFo
       lines,
       externalDocumentNumber: text(values, FIELD_BLOCK.externalDocumentNumber),
       shippingReference: text(values, FIELD_BLOCK.shippingReference),
+      neededBy: text(values, FIELD_BLOCK.neededBy),
+      ...(expressTicked(values) && { express: true }),
     },
   };
+}
+
+function expressTicked(values: StateValues): boolean {
+  const options = element(values, EXPRESS_BLOCK, ACTION.value)?.selected_options;
+  return Array.isArray(options) && options.some((o) => o?.value === "express");
 }
 
 /** Drops the lines left blank, keeping each remaining line's key (errors on `lines.<i>` find their block). */

@@ -35,6 +35,10 @@ export const modalMetadataSchema = z.object({
   nk: z.int().min(0),
   /** Order being fixed and resubmitted. */
   o: z.string().max(64).optional(),
+  /** The late-delivery warning shown (its key): submitting the same again places the order at risk. */
+  rw: z.string().max(200).optional(),
+  /** The warning offered the express order type: the form shows its checkbox. */
+  xo: z.boolean().optional(),
 });
 
 export type ModalMetadata = z.infer<typeof modalMetadataSchema>;

@@ -5,11 +5,13 @@
  */
 import type { types } from "@slack/bolt";
 import type { Profile } from "../config/customer-schema.ts";
+import type { LateWarning } from "../orders/dates/late-warning.ts";
 import { emptyDraft, type OrderDraft, parseStoredDraft } from "../orders/draft.ts";
 import { type FieldErrors, fieldErrorsFromDetails } from "../orders/fields.ts";
 import type { Order } from "../orders/model/order.ts";
 import { buildNoticeModal, buildOrderModal } from "./blocks/order-modal.ts";
 import type { SlackContext } from "./context.ts";
+import type { OrderForm } from "./form.ts";
 import type { ModalMetadata } from "./metadata.ts";
 import type { WebClient } from "./outbound/index.ts";
 
@@ -48,6 +50,31 @@ export function newOrderModal(ctx: SlackContext, input: NewOrderModalInput): typ
       profiles: input.profiles,
       meta,
     }),
+  );
+}
+
+/**
+ * The form again, as typed, with the late-delivery warning under **Needed by** (and the express checkbox when it
+ * would arrive in time); its metadata remembers the warning, so submitting the same again places the order.
+ */
+export function lateWarningModal(
+  ctx: SlackContext,
+  userId: string,
+  form: OrderForm,
+  meta: ModalMetadata,
+  errors: FieldErrors,
+  warning: LateWarning,
+): types.ModalView {
+  const next: ModalMetadata = { ...meta, lk: form.lineKeys, rw: warning.key, xo: warning.expressOffered };
+  const profiles = meta.pf
+    ? [{ name: meta.pf }]
+    : meta.ch
+      ? ctx.customer.profilesForChannel(meta.ch)
+      : ctx.customer.config.profiles;
+  return sealedFor(
+    ctx,
+    userId,
+    buildOrderModal({ customer: ctx.customer, draft: form.draft, profiles, meta: next, errors }),
   );
 }
 

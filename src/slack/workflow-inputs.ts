@@ -28,6 +28,7 @@ export interface WorkflowInputs {
   state?: unknown;
   country?: unknown;
   items?: unknown;
+  needed_by?: unknown;
   profile?: unknown;
   channel?: unknown;
   [other: string]: unknown;
@@ -52,6 +53,7 @@ export const WORKFLOW_INPUT_TITLES: Record<string, string> = {
   state: "State",
   country: "Country",
   items: "Items",
+  needed_by: "Needed by",
   profile: "Ordering profile",
   channel: "Channel for the order",
 };
@@ -76,6 +78,7 @@ const INPUT_FOR_FIELD: Record<string, string> = {
   lines: "items",
   externalDocumentNumber: "ticket_id",
   shippingReference: "ticket_id",
+  neededBy: "needed_by",
 };
 
 export function inputForField(field: string): string {
@@ -203,6 +206,7 @@ export function draftFromWorkflowInputs(inputs: WorkflowInputs, customer: Custom
     lines: items.lines,
     externalDocumentNumber: "",
     shippingReference: "",
+    neededBy: str(inputs.needed_by),
   };
   if (problems.length > 0) return { ok: false, problems, draft };
 

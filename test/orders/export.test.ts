@@ -99,7 +99,7 @@ describe("months", () => {
 describe("the export's rows", () => {
   it("leaves the recipient's e-mail, phone and address out unless personal data is asked for", async () => {
     const without = parseCsv(await collect(exportCsv(from([order()]), { personalData: false })));
-    expect(without[0]).toHaveLength(12);
+    expect(without[0]).toHaveLength(15);
     expect(without[1]?.[5]).toBe("Nina Newhire");
     expect(JSON.stringify(without)).not.toMatch(/nina@example|Herengracht|555/);
 
@@ -107,8 +107,8 @@ describe("the export's rows", () => {
     const withData = parseCsv(
       await collect(exportCsv(from([order(), order()]), { personalData: true }, tally)),
     );
-    expect(withData[0]?.slice(12)).toEqual(["recipient_email", "recipient_phone", "recipient_address"]);
-    expect(withData[1]?.slice(12)).toEqual([
+    expect(withData[0]?.slice(15)).toEqual(["recipient_email", "recipient_phone", "recipient_address"]);
+    expect(withData[1]?.slice(15)).toEqual([
       "nina@example.com",
       "'+31 20 555",
       "Acme BV, Herengracht 500, 1017 CB Amsterdam, NL",

@@ -218,6 +218,9 @@ describe("/order export", () => {
       "placed_at",
       "delivered_at",
       "tracking_numbers",
+      "needed_by",
+      "expected_delivery",
+      "late_days",
     ]);
     expect(rows.map((r) => r[0])).toEqual(["HD-1-1", "HD-2-1"]);
     expect(rows[0]).toEqual([
@@ -234,6 +237,9 @@ describe("/order export", () => {
       "2026-10-01T00:05:00.000Z",
       "2026-10-03T09:00:00.000Z",
       "DHL 00340434; UPS 1Z999",
+      "",
+      "",
+      "",
     ]);
     // Shown as text in a spreadsheet, never run as a formula; the comma and quotes survive the quoting.
     expect(rows[1]?.[5]).toBe(`'=HYPERLINK("http://evil.example","click") Smith, Jr.`);

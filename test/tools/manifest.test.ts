@@ -123,6 +123,7 @@ describe("manifest.yml", () => {
       "state",
       "country",
       "items",
+      "needed_by",
       "profile",
       "channel",
     ]);

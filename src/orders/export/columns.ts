@@ -24,6 +24,11 @@ export interface ExportOrder {
   orderLines: unknown;
   /** `orders.tracking` as stored. */
   tracking: unknown;
+  /** YYYY-MM-DD; null when nobody gave one. */
+  neededBy?: string | null;
+  expectedDelivery?: string | null;
+  /** Days delivered after the needed-by date (0 in time); null when not delivered or no needed-by date. */
+  lateDays?: number | null;
 }
 
 const BASE_HEADER = [
@@ -39,6 +44,9 @@ const BASE_HEADER = [
   "placed_at",
   "delivered_at",
   "tracking_numbers",
+  "needed_by",
+  "expected_delivery",
+  "late_days",
 ] as const;
 const PERSONAL_HEADER = ["recipient_email", "recipient_phone", "recipient_address"] as const;
 
@@ -114,6 +122,9 @@ export function exportCells(order: ExportOrder, personalData: boolean): CsvValue
     iso(order.placedAt),
     iso(order.deliveredAt),
     trackingCell(order.tracking),
+    order.neededBy ?? "",
+    order.expectedDelivery ?? "",
+    order.lateDays ?? "",
   ];
   if (personalData) cells.push(text(contact.email), text(contact.phoneNumber), addressCell(shipping));
   return cells;

@@ -11,7 +11,9 @@ export type AttentionKind =
   | "orphan_events"
   | "orphan_summary"
   | "unreadable_events"
-  | "stalled_order";
+  | "stalled_order"
+  /** An order expected after its needed-by date (orders/dates/review.ts); resolved when back on track. */
+  | "at_risk_order";
 
 /** What an alert is about: an order (by id), or the supplier's correlation id of orphan events. */
 export type AttentionSubject =
@@ -26,7 +28,8 @@ export type AttentionSubject =
   /** Deliveries the mapping cannot read, by the shape of their body (webhooks/unreadable.ts). */
   | { kind: "unreadable_events"; shapeKey: string }
   /** An order the watchdog found stalled (src/orders/watchdog/): one item per order and condition. */
-  | { kind: "stalled_order"; orderId: string; condition: string };
+  | { kind: "stalled_order"; orderId: string; condition: string }
+  | { kind: "at_risk_order"; orderId: string };
 
 /** The subject of the one open orphan summary. */
 export const ORPHAN_SUMMARY_SUBJECT = "orphan-events";
@@ -58,6 +61,7 @@ export const ACTIONS_OF: Readonly<Record<AttentionKind, readonly OperatorAction[
   unreadable_events: ["reprocess_events"],
   // Cleared by itself when the supplier's event comes; an admin who dealt with it another way marks it handled.
   stalled_order: ["mark_handled"],
+  at_risk_order: ["mark_handled"],
 };
 
 export const RESOLUTION_OF: Readonly<Record<OperatorAction, Resolution>> = {

@@ -38,6 +38,7 @@ import {
 import { getOrder } from "../../store/repositories/orders.ts";
 import type { Order } from "../model/order.ts";
 import { applyEvent } from "./apply-event.ts";
+import { postDateNotices } from "./date-notices.ts";
 import type { PostUpdateJobData } from "./enqueue.ts";
 import { ChatCallFailedError } from "./errors.ts";
 import { OrderBusyError, OrderLocks } from "./order-lock.ts";
@@ -169,7 +170,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
     const events = await listEventsForOrder(store, orderId);
     const pending = events.filter((e) => e.postedAt === null);
     let applied = 0;
-    for (const event of pending) if (await applyEvent(store, orderId, event)) applied++;
+    for (const event of pending) if (await applyEvent(store, orderId, event, { timeZone })) applied++;
 
     let order = await getOrder(store, orderId);
     if (!order)
@@ -209,7 +210,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
       if (!event) break;
       if (!seen.has(event.id)) {
         seen.add(event.id);
-        if (await applyEvent(store, orderId, event)) {
+        if (await applyEvent(store, orderId, event, { timeZone })) {
           applied++;
           const changed = await getOrder(store, orderId);
           if (changed) await orderChanged(changed, logger);
@@ -281,6 +282,11 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
       if (!late) newestPosted = event.occurredAt.getTime();
     }
 
+    try {
+      posted += await postDateNotices({ ...deps, now, timeZone }, order, { channel, threadTs }, logger);
+    } catch (error) {
+      return onSlackError(error, order, [], logger);
+    }
     const latest = (await getOrder(store, orderId)) ?? order;
     const parentUpdated = await updateParent(latest, logger);
     if (settlesInMs !== null) {

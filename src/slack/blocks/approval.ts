@@ -3,8 +3,10 @@
  * then the decision), the approver's DM (the order's summary, the matched rule, Approve / Reject), the reminder,
  * the thread's announcement of the decision, and the modal asking for a rejection's reason.
  */
+
 import type { types } from "@slack/bolt";
 import type { Customer } from "../../config/catalog.ts";
+import { formatDay } from "../../orders/dates/business-days.ts";
 import type { Order } from "../../orders/model/order.ts";
 import { ACTION, BLOCK, CALLBACK } from "./ids.ts";
 import { escapeMrkdwn as esc, mrkdwn, plain, shown, slackDate } from "./text.ts";
@@ -81,6 +83,7 @@ function summary(order: Order, customer: Customer): string {
     `*Requested by* ${by}`,
     `*Recipient* ${esc(`${contact.firstName} ${contact.lastName}`.trim())}`,
     `*Delivery* ${shipping.deliveryAt} · ${esc(shipping.city)}, ${esc(shipping.countryIso2)}`,
+    ...(order.neededBy ? [`*Needed by* ${formatDay(order.neededBy)}`] : []),
     `*Items*\n${items}${more}`,
   ].join("\n");
 }

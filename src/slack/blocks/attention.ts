@@ -30,6 +30,7 @@ const BUTTONS: Record<AttentionItem["kind"], Array<{ id: string; label: string; 
   unreadable_events: [{ id: ACTION.reprocessEvents, label: "Reprocess", primary: true }],
   orphan_summary: [{ id: ACTION.ignoreOrphans, label: "Ignore all" }],
   stalled_order: [{ id: ACTION.markHandled, label: "Mark handled" }],
+  at_risk_order: [{ id: ACTION.markHandled, label: "Mark handled" }],
 };
 
 const DONE: Record<Resolution, string> = {
@@ -168,6 +169,7 @@ const KIND_COUNT: Record<AttentionItem["kind"], (n: number) => string> = {
   // Not a kind of trouble of its own: its orphan groups are counted above.
   orphan_summary: () => "",
   stalled_order: (n) => `${n} stalled order${n === 1 ? "" : "s"}`,
+  at_risk_order: (n) => `${n} order${n === 1 ? "" : "s"} at risk of arriving after the needed-by date`,
 };
 
 /** App Home's "Needs attention" for admins, above "My orders". */

@@ -67,6 +67,9 @@ export const FIELD_BLOCK: Record<ScalarField, string> = {
   neededBy: "needed_by",
 };
 
+/** The "Use Express" checkbox (offered when the standard lead time would be late). */
+export const EXPRESS_BLOCK = "express";
+
 export const LINE_BLOCK = {
   item: (key: string) => `line_${key}_item`,
   quantity: (key: string) => `line_${key}_quantity`,

@@ -16,6 +16,7 @@ import { COUNTRIES, isCountryCode } from "../../supplier/countries.ts";
 import { approvalLine, approvalStatusLine } from "./approval.ts";
 import { ACTION, BLOCK } from "./ids.ts";
 import { escapeMrkdwn as esc, mrkdwn, plain, shown, slackLink, truncate } from "./text.ts";
+import { orderDatesText } from "./updates/dates-line.ts";
 import { STATUS_LINE_BLOCK_ID, statusLineText } from "./updates/status-line.ts";
 
 type KnownBlock = types.KnownBlock;
@@ -84,6 +85,15 @@ export interface StatusLineOptions {
  * the supplier's states use the webhook side's line (state, since when, tracking, estimated arrival).
  */
 export function orderStatusLine(order: Order, options: StatusLineOptions = {}): string {
+  const dates = orderDatesText(order, {
+    now: options.now ?? new Date(),
+    timeZone: options.timeZone ?? "UTC",
+  });
+  const line = statusOnly(order, options);
+  return dates ? `${line}\n${dates}` : line;
+}
+
+function statusOnly(order: Order, options: StatusLineOptions): string {
   if (isRetrying(order)) return retryingText(order);
   const approval = approvalStatusLine(order);
   if (approval) return approval;

@@ -13,6 +13,7 @@ import { COUNTRIES, isCountryCode } from "../../supplier/countries.ts";
 import { encodeMetadata, type ModalMetadata } from "../metadata.ts";
 import { ACTION, CALLBACK, FIELD_BLOCK } from "./ids.ts";
 import { header, hint, textInput } from "./modal-inputs.ts";
+import { neededByBlocks } from "./modal-needed-by.ts";
 import { lineActions, lineBlocks, MAX_MODAL_LINES } from "./order-modal-lines.ts";
 import { mrkdwn, plain } from "./text.ts";
 
@@ -236,6 +237,7 @@ export function buildOrderModal(input: OrderModalInput): ModalView {
     },
     ...hint(errors, "country"),
   } as KnownBlock);
+  blocks.push(...neededByBlocks(customer, draft, meta, errors));
 
   blocks.push(header("Items"));
   blocks.push(...lineBlocks(customer, draft, keys, errors));

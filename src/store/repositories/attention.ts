@@ -180,6 +180,7 @@ async function countOpenAttention(q: Queryable): Promise<Record<AttentionKind, n
     unreadable_events: 0,
     orphan_summary: 0,
     stalled_order: 0,
+    at_risk_order: 0,
   };
   for (const row of counted.rows) counts[row.kind] = Number(row.n);
   return counts;

@@ -21,7 +21,8 @@ const PAGE = `
            (SELECT string_agg(a.correlation_id, ' ' ORDER BY a.created_at, a.correlation_id)
               FROM order_aliases a WHERE a.order_id = o.id)), '') AS correlation_id,
          o.status, o.created_at, o.request -> 'shipping' AS shipping, o.request -> 'orderLines' AS order_lines,
-         o.tracking, o.created_at::text AS cursor_at,
+         o.tracking, o.created_at::text AS cursor_at, o.needed_by::text AS needed_by,
+         o.expected_delivery::text AS expected_delivery, o.late_days,
          COALESCE(
            (SELECT min(e.occurred_at) FROM supplier_events e
              WHERE e.order_id = o.id AND e.correlation_id = o.correlation_id),
@@ -53,6 +54,9 @@ function toExportOrder(row: Row): ExportOrder {
     shipping: row.shipping,
     orderLines: row.order_lines,
     tracking: row.tracking,
+    neededBy: row.needed_by ?? null,
+    expectedDelivery: row.expected_delivery ?? null,
+    lateDays: row.late_days ?? null,
   };
 }
 

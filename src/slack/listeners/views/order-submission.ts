@@ -1,4 +1,5 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from "@slack/bolt";
+import type { LateWarning } from "../../../orders/dates/late-warning.ts";
 import { OrderError } from "../../../orders/errors.ts";
 import { resubmitOrder, submitOrder } from "../../../orders/submit.ts";
 import { FIELD_BLOCK } from "../../blocks/ids.ts";
@@ -7,7 +8,7 @@ import { errorsForBlocks } from "../../blocks/order-modal-errors.ts";
 import type { SlackContext } from "../../context.ts";
 import { compactForm, readOrderForm, type StateValues } from "../../form.ts";
 import { InvalidMetadataError, type ModalMetadata } from "../../metadata.ts";
-import { notAllowedModal } from "../../order-modal-views.ts";
+import { lateWarningModal, notAllowedModal } from "../../order-modal-views.ts";
 
 /**
  * Where a new order's message goes. Only a modal opened from App Home has no channel (its order goes to a DM); any
@@ -69,7 +70,13 @@ export function orderSubmission(ctx: SlackContext) {
             teamId: body.team?.id,
             channelId,
             threadTs: meta.th,
+            lateWarning: { acknowledged: meta.rw },
           });
+      const warning = (result as { lateWarning?: LateWarning }).lateWarning;
+      if (result.status === "invalid" && warning) {
+        const warned = lateWarningModal(ctx, userId, form, meta, result.errors, warning);
+        return await ack({ response_action: "update", view: warned });
+      }
       if (result.status === "invalid") return await showErrors(result.errors);
       if (result.status === "forbidden") {
         return await ack({ response_action: "update", view: notAllowedModal(result.message) });

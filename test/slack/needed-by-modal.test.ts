@@ -1,0 +1,113 @@
+/**
+ * The order modal's **Needed by** date over the real wire (signed requests, the fake Slack, a scripted supplier),
+ * with the injected clock at Mon 30 Nov 2026: a date before the expected delivery is warned about under the field,
+ * submitting the same again places the order at risk; the express order type is offered when it would be in time;
+ * today, the past and other formats are refused inline.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXPRESS_BLOCK, FIELD_BLOCK } from "../../src/slack/blocks/ids.ts";
+import { TEST_KEY } from "../supplier/support/fixtures.ts";
+import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
+import { exampleConfig, type Harness, HELPDESK, startHarness, VALID_FORM } from "./support/harness.ts";
+
+const NOW = new Date("2026-11-30T10:00:00Z");
+
+type Block = { block_id?: string; hint?: { text: string }; element?: { type?: string } };
+
+describe("the needed-by date in the order modal", () => {
+  let supplier: StubSupplier;
+  let h: Harness;
+
+  beforeAll(async () => {
+    supplier = await startStubSupplier([success(), success(), success()]);
+    const config = exampleConfig();
+    config.leadTimes = { default: 5, countries: { NL: 7 }, items: {} };
+    config.expressOrderType = { type: "Express", leadTimeDays: 2 };
+    h = await startHarness({ supplierUrl: supplier.baseUrl, apiKey: TEST_KEY, config, now: () => NOW });
+  });
+
+  afterAll(async () => {
+    await h?.close();
+    await supplier?.close();
+  });
+
+  async function openForm(ticket: string) {
+    const { triggerId } = await h.agent.runCommand({ channel: HELPDESK, command: "/order", text: ticket });
+    return h.agent.openedModal(triggerId);
+  }
+
+  const form = (ticket: string, neededBy: string) => ({
+    ...VALID_FORM,
+    ticket,
+    profile: "Acme EU",
+    [FIELD_BLOCK.neededBy]: neededBy,
+  });
+
+  it("warns under the date when the order would arrive after it, then places it at risk when submitted again", async () => {
+    const view = await openForm("ONB-1");
+    const picker = (view.definition.blocks as Block[]).find((b) => b.block_id === FIELD_BLOCK.neededBy);
+    expect(picker?.element?.type).toBe("datepicker");
+
+    const warned = await h.agent.submit(view.id, form("ONB-1", "2026-12-07"));
+    expect(warned.outcome.outcome).toBe("updated");
+    const blocks = (h.fake.view(view.id)?.definition.blocks ?? []) as Block[];
+    const hint = blocks.find((b) => b.block_id === FIELD_BLOCK.neededBy)?.hint?.text ?? "";
+    expect(hint).toContain(
+      "Usually delivered in 7 business days to the Netherlands: expected Wed 9 Dec, after the needed-by date. Submit anyway or change the date.",
+    );
+    expect(hint).toContain('Or tick "Use Express (2 business days)": expected Wed 2 Dec.');
+    expect(blocks.some((b) => b.block_id === EXPRESS_BLOCK)).toBe(true);
+    const none = await h.store.query(
+      "SELECT count(*)::int AS n FROM orders WHERE customer_reference = 'ONB-1'",
+    );
+    expect(none.rows[0]?.n).toBe(0);
+
+    const placed = await h.agent.submit(view.id, form("ONB-1", "2026-12-07"));
+    expect(placed.outcome.outcome).toBe("closed");
+    const order = await h.waitForOrder((o) => o.customerReference === "ONB-1", "ONB-1");
+    expect(order).toMatchObject({
+      neededBy: "2026-12-07",
+      expectedDelivery: "2026-12-09",
+      expectedDeliverySource: "lead_time",
+    });
+    expect(order.atRiskSince).toEqual(NOW);
+    const shown = await h.waitForOrder(
+      (o) => o.customerReference === "ONB-1" && o.slackMessageTs !== null,
+      "ONB-1's message",
+    );
+    const message = h.fake.message(HELPDESK, shown.slackMessageTs!);
+    expect(JSON.stringify(message?.blocks)).toContain("*At risk*: expected Wed 9 Dec, needed by Mon 7 Dec");
+  });
+
+  it("sends the order as the express type when the agent ticks it, in time and without a warning", async () => {
+    const view = await openForm("ONB-2");
+    const warned = await h.agent.submit(view.id, form("ONB-2", "2026-12-07"));
+    expect(warned.outcome.outcome).toBe("updated");
+    const placed = await h.agent.submit(view.id, { [EXPRESS_BLOCK]: ["express"] });
+    expect(placed.outcome.outcome).toBe("closed");
+    const order = await h.waitForOrder((o) => o.customerReference === "ONB-2", "ONB-2");
+    expect(order.request.type).toBe("Express");
+    expect(order).toMatchObject({ expectedDelivery: "2026-12-02", atRiskSince: null });
+  });
+
+  it("refuses today, the past and other formats on the field, naming it", async () => {
+    const view = await openForm("ONB-3");
+    for (const typed of [
+      "2026-11-30",
+      "2026-11-01",
+      "07/12/2026",
+      "2026-02-30",
+      "not a date",
+      "2031-01-01",
+    ]) {
+      const refused = await h.agent.submit(view.id, form("ONB-3", typed));
+      expect(refused.outcome.outcome, typed).toBe("errors");
+      const errors = (refused.response.body as { errors?: Record<string, string> }).errors ?? {};
+      expect(errors[FIELD_BLOCK.neededBy], typed).toMatch(/Needed by|needed by/);
+    }
+    const none = await h.store.query(
+      "SELECT count(*)::int AS n FROM orders WHERE customer_reference = 'ONB-3'",
+    );
+    expect(none.rows[0]?.n).toBe(0);
+  });
+});

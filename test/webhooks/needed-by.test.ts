@@ -1,0 +1,167 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Store } from "../../src/store/db.ts";
+import { listNotices } from "../../src/store/repositories/order-risk.ts";
+import { getOrder, insertOrder, markPlaced, setOriginMessage } from "../../src/store/repositories/orders.ts";
+import { validOrder } from "../../tools/example-order.ts";
+import { getTestStore } from "../helpers/db.ts";
+import {
+  deliver,
+  type Harness,
+  ORDERS_CHANNEL,
+  shippingEvent,
+  startHarness,
+  statusEvent,
+  until,
+} from "./support.ts";
+
+let store: Store;
+let h: Harness;
+
+beforeAll(async () => {
+  store = await getTestStore();
+  h = await startHarness(store);
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const REQUESTER = "U0AGENT01";
+
+/** An order needed by Mon 7 Dec 2026, placed from Slack (its message in the channel). */
+async function placeNeededBy(neededBy = "2026-12-07") {
+  const orderId = randomUUID();
+  const correlationId = randomUUID();
+  const edn = `OD-${orderId.slice(0, 8)}`;
+  const { order } = await insertOrder(store, {
+    id: orderId,
+    profile: "default",
+    externalDocumentNumber: edn,
+    customerReference: "ONB-7",
+    requestedBy: REQUESTER,
+    source: "command",
+    status: "placing",
+    request: validOrder({ externalDocumentNumber: edn }),
+    neededBy,
+  });
+  const parent = h.present.parent(order);
+  const { ts } = await h.slack.postMessage({
+    channel: ORDERS_CHANNEL,
+    text: parent?.text ?? "order",
+    blocks: parent?.blocks ?? [],
+  });
+  await setOriginMessage(store, orderId, { channelId: ORDERS_CHANNEL, messageTs: ts });
+  await markPlaced(store, orderId, { correlationId, placedEarlier: false });
+  return { orderId, correlationId, ts };
+}
+
+const texts = (ts: string) => h.fake.thread(ORDERS_CHANNEL, ts).map((m) => m.text);
+const dateNotices = (ts: string) => texts(ts).filter((t) => /At risk|Back on track|Delivered late/.test(t));
+
+async function settled(orderId: string, events: number) {
+  return until(
+    async () =>
+      (
+        await store.query(
+          "SELECT count(*)::int AS n FROM supplier_events WHERE order_id = $1 AND posted_at IS NOT NULL",
+          [orderId],
+        )
+      ).rows[0]?.n as number,
+    (n) => n >= events,
+    `${events} events posted`,
+  );
+}
+
+async function openAtRiskItems(orderId: string): Promise<number> {
+  const { rows } = await store.query(
+    "SELECT count(*)::int AS n FROM attention_items WHERE kind = 'at_risk_order' AND subject = $1 AND resolved_at IS NULL",
+    [orderId],
+  );
+  return rows[0]?.n as number;
+}
+
+describe("needed-by dates over the webhook", () => {
+  it("says once that an order is at risk when the estimate slips, and once that it is back on track", async () => {
+    const o = await placeNeededBy();
+    const slip = shippingEvent(o.correlationId, "2026-11-30T09:00:00Z", { estimatedDelivery: "2026-12-10" });
+    expect((await deliver(h.url, slip)).status).toBeLessThan(300);
+    await until(
+      () => dateNotices(o.ts),
+      (n) => n.length >= 1,
+      "the at-risk reply",
+    );
+    // The supplier redelivers the same event: nothing more is said.
+    expect((await deliver(h.url, slip)).status).toBeLessThan(300);
+    await settled(o.orderId, 1);
+    let order = await getOrder(store, o.orderId);
+    expect(order).toMatchObject({ expectedDelivery: "2026-12-10", expectedDeliverySource: "supplier" });
+    expect(order?.atRiskSince).toBeInstanceOf(Date);
+    expect(await openAtRiskItems(o.orderId)).toBe(1);
+    const atRisk = h.fake.thread(ORDERS_CHANNEL, o.ts).find((m) => /At risk/.test(m.text));
+    expect(atRisk?.text).toContain("At risk: expected Thu 10 Dec, needed by Mon 7 Dec");
+    expect(atRisk?.replyBroadcast).toBe(true);
+    expect(
+      h.fake.dm(REQUESTER).filter((m) => m.text.includes(`${order?.externalDocumentNumber}`)),
+    ).toHaveLength(1);
+
+    // The next estimate is in time again.
+    const back = shippingEvent(o.correlationId, "2026-12-01T09:00:00Z", {
+      estimatedDelivery: "2026-12-04",
+      status: "in_transit",
+    });
+    await deliver(h.url, back);
+    await until(
+      () => dateNotices(o.ts),
+      (n) => n.length >= 2,
+      "the back-on-track reply",
+    );
+    await deliver(h.url, back);
+    await settled(o.orderId, 2);
+    order = await getOrder(store, o.orderId);
+    expect(order?.atRiskSince).toBeNull();
+    expect(order?.expectedDelivery).toBe("2026-12-04");
+    expect(await openAtRiskItems(o.orderId)).toBe(0);
+    expect(dateNotices(o.ts)).toEqual([
+      expect.stringContaining("At risk: expected Thu 10 Dec, needed by Mon 7 Dec"),
+      expect.stringContaining("Back on track"),
+    ]);
+    expect((await listNotices(store, o.orderId)).map((n) => n.kind)).toEqual(["at_risk", "back_on_track"]);
+  });
+
+  it("records a delivery after the needed-by date as late by so many days, once", async () => {
+    const o = await placeNeededBy();
+    const delivered = statusEvent(o.correlationId, "delivered", "2026-12-09T15:00:00Z");
+    await deliver(h.url, delivered);
+    await until(
+      () => dateNotices(o.ts),
+      (n) => n.length >= 1,
+      "the late reply",
+    );
+    await deliver(h.url, delivered);
+    await settled(o.orderId, 1);
+    expect(dateNotices(o.ts)).toEqual([
+      expect.stringContaining("Delivered late: 2 days after the needed-by date"),
+    ]);
+    const order = await getOrder(store, o.orderId);
+    expect(order).toMatchObject({ deliveredOn: "2026-12-09", lateDays: 2 });
+  });
+
+  it("ignores an estimate dated before its own update and an update without one", async () => {
+    const o = await placeNeededBy();
+    await deliver(
+      h.url,
+      shippingEvent(o.correlationId, "2026-12-02T09:00:00Z", { estimatedDelivery: "2026-11-20" }),
+    );
+    await deliver(
+      h.url,
+      shippingEvent(o.correlationId, "2026-12-02T10:00:00Z", {
+        estimatedDelivery: undefined,
+        status: "in_transit",
+      }),
+    );
+    await settled(o.orderId, 2);
+    const order = await getOrder(store, o.orderId);
+    expect(order).toMatchObject({ expectedDelivery: null, atRiskSince: null });
+    expect(dateNotices(o.ts)).toEqual([]);
+  });
+});
