@@ -14,8 +14,9 @@ import { metricsRoute } from "./http/metrics.ts";
 import { type HttpServer, startHttpServer } from "./http/server.ts";
 import { createJobs, type Jobs } from "./jobs/index.ts";
 import { createLogger } from "./log.ts";
-import { createMetrics, type Metrics } from "./metrics.ts";
+import { createMetrics, type Metrics, placementMetrics } from "./metrics.ts";
 import { registerBudgetMetrics } from "./metrics-budgets.ts";
+import { countDateNotice } from "./metrics-dates.ts";
 import { workApprovals } from "./orders/approvals/jobs.ts";
 import { workBudgetAlerts } from "./orders/budget/alert-job.ts";
 import { spendThisMonth } from "./orders/budget/spend.ts";
@@ -27,6 +28,8 @@ import { showOrder } from "./orders/show-order.ts";
 import { ChannelPacer } from "./orders/updates/pacer.ts";
 import { workPostUpdates } from "./orders/updates/post-update.ts";
 import { updatesFor } from "./orders/updates/verbosity.ts";
+import { watchdogRulesOf } from "./orders/watchdog/decide.ts";
+import { checkAfterEvents, workWatchdog } from "./orders/watchdog/jobs.ts";
 import { withWorkflowSteps } from "./orders/workflow/index.ts";
 import { redactUrl } from "./redact-url.ts";
 import { ExpiryWatch } from "./secrets/expiry.ts";
@@ -68,6 +71,8 @@ export interface StartOptions {
   secretsCredentials?: { accessKeyId: string; secretAccessKey: string };
   /** Process-wide default metrics (event loop, memory); off for several instances in one process. */
   defaultMetrics?: boolean;
+  /** The app's clock (default the real one): tests move it to make the watchdog's deadlines pass. */
+  now?: () => Date;
 }
 
 export async function startOrderDesk(config: Config, options: StartOptions = {}): Promise<OrderDesk> {
@@ -112,17 +117,14 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       : null;
 
   try {
-    const store = await openStore({
-      ...(config.store.databaseUrl
-        ? { databaseUrl: config.store.databaseUrl }
-        : { dataDir: config.store.dataDir }),
-      logger,
-    });
+    const { databaseUrl, dataDir } = config.store;
+    const store = await openStore({ ...(databaseUrl ? { databaseUrl } : { dataDir }), logger });
     cleanups.push(() => store.close());
     // Month-to-date spend against budget per profile, read at each scrape (no gauges without a budget).
-    if (customer.config.profiles.some((p) => p.budget)) {
-      registerBudgetMetrics(metrics.registry, () => spendThisMonth(store, customer.config, new Date()));
-    }
+    if (customer.config.profiles.some((p) => p.budget))
+      registerBudgetMetrics(metrics.registry, () =>
+        spendThisMonth(store, customer.config, (options.now ?? (() => new Date()))()),
+      );
 
     // Created before the job workers so that it is closed after them on shutdown: a placement still running
     // (and retrying) during the grace period keeps its connection pool.
@@ -193,6 +195,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       jobs,
       metrics,
       approvalMetrics: metrics.approvals,
+      ...(options.now && { now: options.now }),
       socket: { metrics },
       logger,
       pacer,
@@ -206,6 +209,25 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     const alertAdmins = (alert: AdminAlert) => slack.notifier.alertAdmins(alert);
 
     const orphanDeps = { store, jobs, settleMs: config.webhooks.settleMs };
+    const slackApi = {
+      token: config.slack.botToken,
+      timeoutMs: config.slack.timeoutMs,
+      logger,
+      ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
+    };
+    // Threads' own client: a 429 re-schedules the job after Retry-After instead of blocking a worker.
+    const threadChat = createSlackChat({ ...slackApi, history });
+    // Stalled orders: a check when an order is placed and after its supplier events, each due at its deadline.
+    const watchdog = workWatchdog(jobs, {
+      store,
+      jobs,
+      rules: watchdogRulesOf(customer.config),
+      chat: threadChat,
+      alerts: slack.context.operators.alerts,
+      metrics: { stalled: (profile, condition) => metrics.ordersStalled.inc({ profile, condition }) },
+      ...(options.now && { now: options.now }),
+      logger,
+    });
     const placeOrder = placeOrderJob({
       store,
       customer,
@@ -214,23 +236,15 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       defaultSecretId: apiKeys.secretId,
       notifier: slack.notifier,
       jobs,
-      metrics: {
-        placed: (source) => metrics.ordersPlaced.inc({ source }),
-        rejected: (reason) => metrics.ordersRejected.inc({ reason }),
-        failed: (reason) => metrics.ordersFailed.inc({ reason }),
-      },
+      metrics: placementMetrics(metrics),
       logger,
       onPlaced: async (order) => {
         if (order.correlationId) await attachOrphanEvents(orphanDeps, order.id, order.correlationId);
+        await watchdog.arm(order);
       },
     });
     // Orders from a Workflow Builder step complete (or fail) their step when placement ends.
-    const workflowFunctions = createSlackWorkflowFunctions({
-      token: config.slack.botToken,
-      timeoutMs: config.slack.timeoutMs,
-      logger,
-      ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
-    });
+    const workflowFunctions = createSlackWorkflowFunctions(slackApi);
     workPlacement(
       jobs,
       withWorkflowSteps(placeOrder, {
@@ -253,19 +267,11 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     });
     // An admin alert is rewritten by a job of the admin's action (who did what), so a crash cannot skip it.
     workAlertRewrites(jobs, { store, alerts: slack.context.operators.alerts, logger });
-    // Its own client: a 429 re-schedules the job after Retry-After instead of blocking a worker.
-    const chat = createSlackChat({
-      token: config.slack.botToken,
-      history,
-      timeoutMs: config.slack.timeoutMs,
-      logger,
-      ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
-    });
     // A profile's month reaching 80 % / 100 % of its budget, an order placed over it (src/orders/budget/).
-    workBudgetAlerts(jobs, { store, notifier: slack.notifier, chat, logger });
+    workBudgetAlerts(jobs, { store, notifier: slack.notifier, chat: threadChat, logger });
     workPostUpdates(jobs, {
       store,
-      slack: chat,
+      slack: threadChat,
       settleMs: config.webhooks.settleMs,
       present: updatePresenter({ customer }),
       showMissingMessage: (order, signal) =>
@@ -276,14 +282,10 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       updates: (order) => updatesFor(customer.config, order.profile),
       metrics,
       ...(customer.config.timeZone && { timeZone: customer.config.timeZone }),
-      onDateNotice(order, notice) {
-        if (notice.kind === "at_risk") metrics.dates.atRiskTotal.inc({ profile: order.profile });
-        if (notice.kind === "delivered_late" && notice.lateDays) {
-          metrics.dates.daysLate.observe({ profile: order.profile }, notice.lateDays);
-        }
-      },
+      onDateNotice: (order, notice) => countDateNotice(metrics.dates, order, notice),
       // App Home follows the order's latest supplier event (debounced per user; failures only logged).
       onOrderChanged: (order) => slack.home.orderChanged(order),
+      afterEvents: (orderId, newestEventId) => checkAfterEvents(jobs, orderId, newestEventId),
       logger,
     });
 

@@ -4,6 +4,8 @@
  * date-notices.ts), so retries and redeliveries do not count twice.
  */
 import { Counter, Histogram, type Registry } from "prom-client";
+import type { Order } from "./orders/model/order.ts";
+import type { DateNotice } from "./store/repositories/order-risk.ts";
 
 export interface DateMetrics {
   atRiskTotal: Counter<"profile">;
@@ -26,4 +28,12 @@ export function createDateMetrics(registers: Registry[]): DateMetrics {
       registers,
     }),
   };
+}
+
+/** Counts a date notice as it is told (once per change): an order gone at risk, a late delivery's days. */
+export function countDateNotice(metrics: DateMetrics, order: Order, notice: DateNotice): void {
+  if (notice.kind === "at_risk") metrics.atRiskTotal.inc({ profile: order.profile });
+  if (notice.kind === "delivered_late" && notice.lateDays) {
+    metrics.daysLate.observe({ profile: order.profile }, notice.lateDays);
+  }
 }

@@ -2,6 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 import { createApprovalMetrics, type PrometheusApprovalMetrics } from "./metrics-approvals.ts";
 import { createDateMetrics, type DateMetrics } from "./metrics-dates.ts";
 import { ORDER_SOURCES } from "./orders/model/order.ts";
+import type { PlacementMetrics } from "./orders/ports.ts";
 import { SHIPPING_UPDATED, STATUS_CHANGED } from "./supplier/events.ts";
 import { buildInfo } from "./version.ts";
 import { WEBHOOK_REJECTION_REASONS } from "./webhooks/errors.ts";
@@ -31,6 +32,8 @@ export interface Metrics {
   approvals: PrometheusApprovalMetrics;
   /** Orders at risk and late deliveries (./metrics-dates.ts). */
   dates: DateMetrics;
+  /** Orders the watchdog found stalled, by profile and condition (src/orders/watchdog/). */
+  ordersStalled: Counter<"profile" | "condition">;
   /** `order_desk_build_info{version,node} 1`: which build each instance runs. */
   buildInfo: Gauge<"version" | "node">;
 }
@@ -145,6 +148,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     approvals: createApprovalMetrics(registers),
     dates: createDateMetrics(registers),
+    ordersStalled: new Counter({
+      name: "order_desk_orders_stalled_total",
+      help: "Orders the watchdog found stalled (counted once per order and condition), by profile and condition.",
+      labelNames: ["profile", "condition"],
+      registers,
+    }),
     buildInfo: new Gauge({
       name: "order_desk_build_info",
       help: "Always 1; its labels name the Order Desk version and the Node.js version this instance runs.",
@@ -158,4 +167,13 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     for (const labels of labelSets) counter.inc(labels, 0);
   }
   return metrics;
+}
+
+/** The placement job's counters (orders/ports.ts), on these metrics. */
+export function placementMetrics(metrics: Metrics): PlacementMetrics {
+  return {
+    placed: (source) => metrics.ordersPlaced.inc({ source }),
+    rejected: (reason) => metrics.ordersRejected.inc({ reason }),
+    failed: (reason) => metrics.ordersFailed.inc({ reason }),
+  };
 }

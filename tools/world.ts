@@ -90,6 +90,8 @@ export interface StartDeskOptions {
   logger?: Logger;
   /** More variables for this start (e.g. the store); they win over the world's. */
   env?: Record<string, string>;
+  /** Order Desk's clock (default the real one). */
+  now?: () => Date;
 }
 
 export interface World {
@@ -273,6 +275,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
         const vars = env(start.env);
         const desk = await startOrderDesk(loadConfig(vars), {
           ...(start.logger && { logger: start.logger }),
+          ...(start.now && { now: start.now }),
           defaultMetrics: false,
           secretsCredentials: {
             accessKeyId: vars.AWS_ACCESS_KEY_ID ?? AWS_CREDENTIALS.accessKeyId,

@@ -12,6 +12,7 @@ import { budgetReferenceIssues, budgetSchema } from "./budget-schema.ts";
 import { datesKeys, leadTimeItemIssues, neededByModeSchema } from "./dates-schema.ts";
 import { currencySchema, localeSchema, moneyIssues, priceSchema, shipsToSchema } from "./money-schema.ts";
 import { supplierEventsSchema } from "./supplier-events.ts";
+import { watchdogSchema } from "./watchdog-schema.ts";
 
 /** Jira-style keys (`ABC-123`) and bare numbers (`#123`). */
 export const DEFAULT_TICKET_ID_PATTERN = "^(?:[A-Z][A-Z0-9_]{0,19}-[1-9][0-9]{0,9}|#[1-9][0-9]{0,9})$";
@@ -180,6 +181,8 @@ export const customerConfigSchema = z
     profiles: z.array(profileSchema).min(1, { error: "must define at least one profile" }),
     /** How the supplier signs its events and how to read them (supplier-events.ts); absent: our own contract. */
     supplierEvents: supplierEventsSchema,
+    /** When admins hear of an order that stalls (src/orders/watchdog/); defaults in watchdog-schema.ts. */
+    watchdog: watchdogSchema,
     /** Lead times, holidays, express orders and the time zone: where "today" and a budget's month are (dates-schema.ts). */
     ...datesKeys,
   })

@@ -63,6 +63,15 @@ export const JOB_PAYLOADS = {
       currency: z.string().min(1),
     }),
   ]),
+  /**
+   * The watchdog (src/orders/watchdog/jobs.ts): without `report`, check the order when `dueAt` has come (a stale
+   * check does nothing); with it, post that condition's thread reply and admin alert, once.
+   */
+  watchdog: z.object({
+    orderId,
+    dueAt: z.iso.datetime({ offset: true }).optional(),
+    report: z.enum(["not_accepted", "not_shipped", "not_delivered"]).optional(),
+  }),
 } as const satisfies Record<QueueName, z.ZodType>;
 
 export type JobData<Q extends QueueName> = z.infer<(typeof JOB_PAYLOADS)[Q]>;
@@ -73,3 +82,4 @@ export type WorkflowDeadlineJobData = JobData<"workflow-deadline">;
 export type PostUpdateJobData = JobData<"post-update">;
 export type ApprovalJobData = JobData<"approval-request">;
 export type BudgetAlertJobData = JobData<"budget-alert">;
+export type WatchdogJobData = JobData<"watchdog">;

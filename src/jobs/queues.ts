@@ -17,6 +17,8 @@
  *   enqueued in the action's transaction, so a crash right after the click still leaves the alert rewritten.
  * - budget-alert: a profile's month reaching 80 % / 100 % of its budget, or an order placed over it with `warn`
  *   (src/orders/budget/alert-job.ts), enqueued in the transaction that accepted the order, once each.
+ * - watchdog: a stalled-order check due at a computed time (the order's next deadline, src/orders/watchdog/), or
+ *   the report of a condition found (its thread reply and admin alert), each run safe to repeat.
  * `expireInSeconds` bounds one run: a handler still running then is aborted (its `signal` fires) and the job
  * is retried; on PostgreSQL it is also how a job held by a replica that died is found and retried.
  */
@@ -32,6 +34,7 @@ export const QUEUES = {
   reprocessEvents: "reprocess-events",
   attentionOutcome: "attention-outcome",
   budgetAlert: "budget-alert",
+  watchdog: "watchdog",
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -60,6 +63,7 @@ export const DEFAULT_POLICIES: Readonly<Record<QueueName, QueuePolicy>> = {
   "reprocess-events": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 600 },
   "attention-outcome": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
   "budget-alert": { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
+  watchdog: { retryLimit: 8, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 120 },
 };
 
 export function isQueueName(value: string): value is QueueName {

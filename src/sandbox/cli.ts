@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { destination, type Logger, pino } from "pino";
 import { redactApiKey } from "../supplier/keys.ts";
 import { describeDialect, SANDBOX_DIALECTS, type SandboxDialect } from "./dialect.ts";
+import { DEFAULT_SLIP_DAYS } from "./faults.ts";
 import { type SandboxOptions, startSandbox } from "./sandbox.ts";
 
 export interface SandboxIo {
@@ -43,6 +44,12 @@ signed webhook events. See docs/sandbox.md.
   --seed N                 makes carriers, tracking numbers, parcel splits and faults repeatable
   --fail-rate R            share of create calls (0-1) answered INTERNAL_SERVER_ERROR
   --latency-ms N           delay before answering each create call
+  --late MATCH             the order's estimated delivery slips after shipping (repeatable): MATCH is an item
+                           number on one of its lines, its externalDocumentNumber or its customerReference
+  --slip-days N            business days a --late estimate slips by (default 3)
+  --recovers               a --late estimate later comes back to the first one
+  --stall MATCH            the order is accepted, then never shipped (repeatable; MATCH as for --late)
+  --stall-silent MATCH     the order is accepted, then not a single event is sent (repeatable)
   --duplicate-rate R       share of events (0-1) delivered twice
   --reorder                deliver adjacent events of an order swapped (--reorder-rate R for a share)
   --reorder-rate R         share of adjacent event pairs (0-1) delivered swapped
@@ -65,6 +72,11 @@ export const SANDBOX_OPTIONS = {
   seed: { type: "string" },
   "fail-rate": { type: "string" },
   "latency-ms": { type: "string" },
+  late: { type: "string", multiple: true },
+  "slip-days": { type: "string" },
+  recovers: { type: "boolean" },
+  stall: { type: "string", multiple: true },
+  "stall-silent": { type: "string", multiple: true },
   "duplicate-rate": { type: "string" },
   reorder: { type: "boolean" },
   "reorder-rate": { type: "string" },
@@ -131,6 +143,34 @@ function parseFlags(argv: string[]): Parsed | { ok: "help" } {
   if (failRate !== undefined) options.failRate = failRate;
   const latency = number("latency-ms", wholeAtLeast(0), "whole milliseconds ≥ 0");
   if (latency !== undefined) options.latencyMs = latency;
+  const matches = (name: string): string[] => {
+    const given = (values[name] as string[] | undefined) ?? [];
+    for (const match of given) {
+      if (match.trim() === "") problems.push(`--${name} needs an item number, document number or reference.`);
+    }
+    return given.filter((match) => match.trim() !== "");
+  };
+  const late = matches("late");
+  const slipDays = number(
+    "slip-days",
+    (n) => wholeAtLeast(1)(n) && n <= 60,
+    "a whole number of business days from 1 to 60",
+  );
+  if ((slipDays !== undefined || values.recovers) && late.length === 0) {
+    problems.push("--slip-days and --recovers apply to --late orders: name them with --late MATCH.");
+  }
+  if (late.length > 0) {
+    options.late = late.map((match) => ({
+      match,
+      ...(slipDays !== undefined && { slipDays }),
+      ...(values.recovers === true && { recovers: true }),
+    }));
+  }
+  const stall = [
+    ...matches("stall").map((match) => ({ match })),
+    ...matches("stall-silent").map((match) => ({ match, silent: true })),
+  ];
+  if (stall.length > 0) options.stall = stall;
   const duplicateRate = number("duplicate-rate", rate, "a share from 0 to 1");
   if (duplicateRate !== undefined) options.duplicateRate = duplicateRate;
   const reorderRate = number("reorder-rate", rate, "a share from 0 to 1");
@@ -194,6 +234,17 @@ export async function runSandbox(argv: string[], io: SandboxIo): Promise<number>
   lines.push(
     `speed ${handle.speed}x, seed ${handle.seed}, orders ${options.dataDir !== undefined ? `in ${options.dataDir}` : "in memory"}`,
   );
+  const faults = handle.faults();
+  for (const rule of faults.late) {
+    lines.push(
+      `late: ${rule.match} (estimate slips ${rule.slipDays ?? DEFAULT_SLIP_DAYS} business days${rule.recovers ? ", then recovers" : ""})`,
+    );
+  }
+  for (const rule of faults.stall) {
+    lines.push(
+      `stalled: ${rule.match} (${rule.silent ? "accepted, then no event at all" : "accepted, never shipped"})`,
+    );
+  }
   io.stdout.write(`${lines.join("\n")}\n`);
   io.onReady?.(handle);
 

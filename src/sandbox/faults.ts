@@ -1,8 +1,35 @@
 /**
- * Faults the sandbox injects on `POST /orders/create`, for tests, demos and the reliability suite. Changeable
- * while running (`SandboxHandle.setFaults`). Decisions draw from the run's seeded generator, so a seed replays
- * which calls fail.
+ * Faults the sandbox injects on `POST /orders/create`, and fulfilment that goes wrong (an estimate that slips, an
+ * order that stalls), for tests, demos and the reliability suite. Changeable while running
+ * (`SandboxHandle.setFaults`); a fulfilment fault applies to the orders accepted after it is set (an order's plan is
+ * fixed at acceptance). Decisions draw from the run's seeded generator, so a seed replays which calls fail.
  */
+
+/**
+ * Which orders a fulfilment fault applies to: an order matches when one of its lines has this item number, or when
+ * this is its externalDocumentNumber or its customerReference (the ticket). Compared exactly.
+ */
+export type OrderMatch = string;
+
+export interface LateDelivery {
+  match: OrderMatch;
+  /**
+   * Business days the estimate slips by: the first shipping update gives the usual estimate, a later one (parcel
+   * `in_transit`) gives this many business days later. Default 3.
+   */
+  slipDays?: number;
+  /** A still later update (`in_transit` again) gives the first estimate back. Default false. */
+  recovers?: boolean;
+}
+
+export interface Stall {
+  match: OrderMatch;
+  /**
+   * `true`: accepted, then not a single event (not even `received`). Default false: accepted, `received`,
+   * `validated`, `in_fulfilment`, then nothing: never shipped.
+   */
+  silent?: boolean;
+}
 
 export interface Faults {
   /** Share of create calls (0–1) answered INTERNAL_SERVER_ERROR before anything is stored. */
@@ -18,6 +45,10 @@ export interface Faults {
    * it went through (a retry must come back DUPLICATE_ORDER).
    */
   resetAfterPlacing: boolean;
+  /** Orders whose estimated delivery slips after shipping (and maybe recovers). The first match wins. */
+  late: readonly LateDelivery[];
+  /** Orders accepted and then never shipped. Wins over `late`. */
+  stall: readonly Stall[];
 }
 
 export const NO_FAULTS: Faults = {
@@ -26,7 +57,48 @@ export const NO_FAULTS: Faults = {
   outage: false,
   resetConnections: false,
   resetAfterPlacing: false,
+  late: [],
+  stall: [],
 };
+
+export const DEFAULT_SLIP_DAYS = 3;
+const MAX_SLIP_DAYS = 60;
+
+/** What an accepted order's fulfilment does differently, decided once at acceptance (stored with its plan). */
+export interface FulfilmentFault {
+  late?: { slipDays: number; recovers: boolean };
+  stall?: { silent: boolean };
+}
+
+/** The fulfilment fault of an order being accepted under `faults`; undefined when it plays normally. */
+export function fulfilmentFaultOf(
+  faults: Pick<Faults, "late" | "stall">,
+  order: {
+    externalDocumentNumber: string;
+    customerReference?: string | null | undefined;
+    orderLines: ReadonlyArray<{ itemNumber: string }>;
+  },
+): FulfilmentFault | undefined {
+  const matches = (match: OrderMatch) =>
+    match === order.externalDocumentNumber ||
+    (order.customerReference != null && match === order.customerReference) ||
+    order.orderLines.some((line) => line.itemNumber === match);
+  const stall = faults.stall.find((rule) => matches(rule.match));
+  if (stall) return { stall: { silent: stall.silent === true } };
+  const late = faults.late.find((rule) => matches(rule.match));
+  if (late) {
+    return { late: { slipDays: late.slipDays ?? DEFAULT_SLIP_DAYS, recovers: late.recovers === true } };
+  }
+  return undefined;
+}
+
+function checkMatch(field: string, match: unknown): void {
+  if (typeof match !== "string" || match.trim() === "") {
+    throw new RangeError(
+      `${field}: each rule needs a match (an item number, an externalDocumentNumber or a customerReference)`,
+    );
+  }
+}
 
 /** Validates a partial update; throws a RangeError naming the bad field. */
 export function mergeFaults(current: Faults, update: Partial<Faults>): Faults {
@@ -35,5 +107,17 @@ export function mergeFaults(current: Faults, update: Partial<Faults>): Faults {
   if (!(Number.isFinite(next.latencyMs) && next.latencyMs >= 0)) {
     throw new RangeError("latencyMs must be a number of milliseconds ≥ 0");
   }
-  return next;
+  if (!Array.isArray(next.late)) throw new RangeError("late must be a list of rules");
+  if (!Array.isArray(next.stall)) throw new RangeError("stall must be a list of rules");
+  for (const rule of next.late) {
+    checkMatch("late", rule?.match);
+    const days = rule.slipDays ?? DEFAULT_SLIP_DAYS;
+    if (!(Number.isInteger(days) && days >= 1 && days <= MAX_SLIP_DAYS)) {
+      throw new RangeError(
+        `late: slipDays must be a whole number of business days from 1 to ${MAX_SLIP_DAYS}`,
+      );
+    }
+  }
+  for (const rule of next.stall) checkMatch("stall", rule?.match);
+  return { ...next, late: [...next.late], stall: [...next.stall] };
 }

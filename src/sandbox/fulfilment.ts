@@ -8,6 +8,10 @@
  *     → per parcel: shipping_updated(shipped) [status partially_shipped, or shipped with the last parcel]
  *     → per parcel: shipping_updated(out_for_delivery), shipping_updated(delivered)
  *     → delivered (after the last parcel)
+ *
+ * A fulfilment fault (faults.ts) changes the plan: a stalled order stops after `in_fulfilment` (or says nothing at
+ * all), a late one's parcels get an `in_transit` update whose estimate slips (and another that recovers). Faults
+ * draw nothing from the generator, so an order without one plays exactly as it would without the feature.
  */
 import { createHash } from "node:crypto";
 import {
@@ -20,6 +24,7 @@ import {
 } from "../supplier/events.ts";
 import type { CreateOrderRequest, DeliveryAt } from "../supplier/schema.ts";
 import { isoDate, isoWithOffset } from "./clock.ts";
+import type { FulfilmentFault } from "./faults.ts";
 import type { Random } from "./random.ts";
 
 const SECOND = 1000;
@@ -80,7 +85,13 @@ export interface PlanInput {
   acceptedAt: number;
   /** A parcel's tracking page (the sandbox points it at its own view of the order). */
   trackingUrl: (parcel: { carrier: string; trackingNumber: string; number: number }) => string;
+  /** What goes wrong with this order's fulfilment (decided at acceptance); none by default. */
+  fault?: FulfilmentFault | undefined;
 }
+
+/** Where between shipping and out-for-delivery a late parcel's slipped estimate, then its recovery, come. */
+const SLIP_AT = 1 / 3;
+const RECOVER_AT = 2 / 3;
 
 function addBusinessDays(ms: number, days: number): number {
   let at = ms;
@@ -128,6 +139,8 @@ export function planFulfilment(input: PlanInput, random: Random): PlannedEvent[]
     status = next;
   };
 
+  const { fault } = input;
+  if (fault?.stall?.silent) return steps;
   let at = 0;
   statusAt(at, "received");
   for (const [gap, next] of [
@@ -138,6 +151,8 @@ export function planFulfilment(input: PlanInput, random: Random): PlannedEvent[]
   ] as const) {
     at += jitter(gap);
     statusAt(at, next);
+    // Accepted and started, then never shipped.
+    if (fault?.stall && next === "in_fulfilment") return steps;
   }
 
   const { deliveryAt } = input.request.shipping;
@@ -152,12 +167,15 @@ export function planFulfilment(input: PlanInput, random: Random): PlannedEvent[]
     at += jitter(TIMELINE.parcelShipped);
     const trackingNumber = carrier.trackingNumber(random);
     const estimatedDelivery = isoDate(addBusinessDays(input.acceptedAt + at, random.int(minDays, maxDays)));
-    const parcel = (status: ShippingUpdatedData["status"]): ShippingUpdatedData => ({
+    const parcel = (
+      status: ShippingUpdatedData["status"],
+      estimate = estimatedDelivery,
+    ): ShippingUpdatedData => ({
       parcel: { number, of: parcels.length },
       carrier: carrier.name,
       trackingNumber,
       trackingUrl: input.trackingUrl({ carrier: carrier.name, trackingNumber, number }),
-      estimatedDelivery,
+      estimatedDelivery: estimate,
       status,
       lines,
     });
@@ -166,8 +184,23 @@ export function planFulfilment(input: PlanInput, random: Random): PlannedEvent[]
     if (number === parcels.length) statusAt(at, "shipped");
     const outAt = at + jitter(TIMELINE.outForDelivery);
     const deliveredAt = outAt + jitter(TIMELINE.parcelDelivered);
-    later.push({ offsetMs: outAt, type: SHIPPING_UPDATED, data: parcel("out_for_delivery") });
-    later.push({ offsetMs: deliveredAt, type: SHIPPING_UPDATED, data: parcel("delivered") });
+    // The estimate the parcel ends with: the slipped one, unless it recovers.
+    let finalEstimate = estimatedDelivery;
+    if (fault?.late) {
+      const slipped = isoDate(
+        addBusinessDays(Date.parse(`${estimatedDelivery}T12:00:00Z`), fault.late.slipDays),
+      );
+      const shippedAt = at;
+      const between = (share: number) => shippedAt + Math.round((outAt - shippedAt) * share);
+      later.push({ offsetMs: between(SLIP_AT), type: SHIPPING_UPDATED, data: parcel("in_transit", slipped) });
+      if (fault.late.recovers) {
+        later.push({ offsetMs: between(RECOVER_AT), type: SHIPPING_UPDATED, data: parcel("in_transit") });
+      } else {
+        finalEstimate = slipped;
+      }
+    }
+    later.push({ offsetMs: outAt, type: SHIPPING_UPDATED, data: parcel("out_for_delivery", finalEstimate) });
+    later.push({ offsetMs: deliveredAt, type: SHIPPING_UPDATED, data: parcel("delivered", finalEstimate) });
     lastDelivered = Math.max(lastDelivered, deliveredAt);
   });
 

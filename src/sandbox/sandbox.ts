@@ -9,7 +9,14 @@ import { type Logger, pino } from "pino";
 import { type Clock, systemClock } from "./clock.ts";
 import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_SCHEDULE_MS, WebhookDeliverer } from "./deliverer.ts";
 import { resolveWebhookSecrets, type SandboxDialect } from "./dialect.ts";
-import { type Faults, mergeFaults, NO_FAULTS } from "./faults.ts";
+import {
+  type Faults,
+  fulfilmentFaultOf,
+  type LateDelivery,
+  mergeFaults,
+  NO_FAULTS,
+  type Stall,
+} from "./faults.ts";
 import { type PlannedEvent, planFulfilment } from "./fulfilment.ts";
 import { generateTestKey, KeyRing, parseSandboxKey, type SandboxKey } from "./keys.ts";
 import { createRandom } from "./random.ts";
@@ -47,6 +54,10 @@ export interface SandboxOptions {
   seed?: string | number;
   failRate?: number;
   latencyMs?: number;
+  /** Orders whose estimated delivery slips (by item number, document number or customer reference). */
+  late?: readonly LateDelivery[];
+  /** Orders accepted and then never shipped (by item number, document number or customer reference). */
+  stall?: readonly Stall[];
   /** Share of events (0–1) delivered a second time after their successful delivery. */
   duplicateRate?: number;
   /** Share of adjacent event pairs (0–1) of an order delivered swapped. */
@@ -153,6 +164,8 @@ function resolveOptions(options: SandboxOptions): Resolved {
     faults = mergeFaults(NO_FAULTS, {
       failRate: options.failRate ?? 0,
       latencyMs: options.latencyMs ?? 0,
+      late: options.late ?? [],
+      stall: options.stall ?? [],
     });
   } catch (error) {
     throw new SandboxConfigError((error as Error).message);
@@ -244,8 +257,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     speed,
     lazy,
     logger,
-    accept: ({ correlationId, customer, apiKey, request, acceptedAt }) =>
-      withLazyPlan(
+    accept: ({ correlationId, customer, apiKey, request, acceptedAt }) => {
+      // Decided now, under the faults in force at acceptance: a later change does not rewrite an order's plan.
+      const fault = fulfilmentFaultOf(faults, request);
+      return withLazyPlan(
         {
           correlationId,
           customer,
@@ -264,11 +279,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
               request,
               acceptedAt,
               trackingUrl: ({ number }) => `${publicUrl}${INSPECT_PREFIX}/${correlationId}?parcel=${number}`,
+              fault,
             },
             // Per customer and number, not per arrival: the same orders replay the same plans under one seed.
             createRandom(seed, customer, request.externalDocumentNumber, "plan"),
           ),
-      ),
+      );
+    },
     // Without a webhook there is nothing to push: progress is computed when looked at (views.ts, `lazy`).
     started: lazy ? () => {} : (order) => scheduler.track(order),
   });

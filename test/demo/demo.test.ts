@@ -42,8 +42,12 @@ describe("npm run demo", () => {
     expect(run.stdout).toMatch(
       /HD-1042-1 +1 parcel +10 supplier events +→ +3 replies, 1 also sent to the channel/,
     );
+    // The new hire's kit: each parcel's estimate slips after shipping, then recovers (two more updates a parcel).
     expect(run.stdout).toMatch(
-      /ONB-7-1 +3 parcels +17 supplier events +→ +5 replies, 1 also sent to the channel/,
+      /ONB-7-1 +3 parcels +23 supplier events +→ +5 replies, 1 also sent to the channel/,
+    );
+    expect(run.stdout).toMatch(
+      /the supplier's delivery estimates for ONB-7: (\w{3} \d{1,2} \w{3}) \(shipped\) → \w{3} \d{1,2} \w{3} \(in transit\) → \1 \(in transit\)/,
     );
     expect(run.stdout).toContain("*Placed with the supplier* · correlation id");
     expect(run.stdout).not.toContain("Status: *Picked*");
@@ -79,8 +83,12 @@ describe("npm run demo", () => {
     expect(run.stdout).toMatch(
       /HD-1042-1 +1 parcel +10 supplier events +→ +3 replies, 1 also sent to the channel/,
     );
+    // The new hire's kit: each parcel's estimate slips after shipping, then recovers (two more updates a parcel).
     expect(run.stdout).toMatch(
-      /ONB-7-1 +3 parcels +17 supplier events +→ +5 replies, 1 also sent to the channel/,
+      /ONB-7-1 +3 parcels +23 supplier events +→ +5 replies, 1 also sent to the channel/,
+    );
+    expect(run.stdout).toMatch(
+      /the supplier's delivery estimates for ONB-7: (\w{3} \d{1,2} \w{3}) \(shipped\) → \w{3} \d{1,2} \w{3} \(in transit\) → \1 \(in transit\)/,
     );
     expect(run.stdout.match(/status: 🎉 \*Delivered\*/g)).toHaveLength(2);
   }, 180_000);

@@ -51,6 +51,8 @@ const IT_LEAD = "U0ITLEAD";
 const HELPDESK = "C0HELPDESK";
 const ONBOARDING = "C0ONBOARD";
 const ADMIN = "C0ITADMIN";
+/** The onboarding order, whose delivery estimate the sandbox makes slip and recover. */
+const ONBOARDING_TICKET = "ONB-7";
 
 /** The demo's agreed prices in EUR (docs/configuration.md, Prices): its orders show their totals. */
 const DEMO_PRICES: Record<string, string> = {
@@ -161,6 +163,28 @@ async function threadSummary(desk: OrderDesk, fake: FakeSlack): Promise<string> 
   return lines.join("\n");
 }
 
+const DAY_FORMAT = new Intl.DateTimeFormat("en-GB", {
+  weekday: "short",
+  day: "numeric",
+  month: "short",
+  timeZone: "UTC",
+});
+
+/** The supplier's delivery estimates for an order, in the order it sent them (each change once). */
+async function estimatesOf(sandbox: World["sandbox"], ticket: string): Promise<string> {
+  const order = (await sandbox.orders()).find((o) => o.customerReference === ticket);
+  const detail = order && (await sandbox.order(order.correlationId));
+  const seen: string[] = [];
+  for (const { event } of detail?.events ?? []) {
+    const data = event.data as { parcel?: { number: number }; status?: string; estimatedDelivery?: string };
+    if (data.parcel?.number !== 1 || !data.estimatedDelivery) continue;
+    const day = DAY_FORMAT.format(new Date(`${data.estimatedDelivery}T12:00:00Z`)).replace(",", "");
+    const said = `${day} (${data.status?.replace(/_/g, " ")})`;
+    if (!seen.at(-1)?.startsWith(day)) seen.push(said);
+  }
+  return `the supplier's delivery estimates for ${ticket}: ${seen.join(" → ") || "none"}`;
+}
+
 export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
   let args: { speed: number; timeoutMs: number; keep: boolean; socket: boolean; dialect: SandboxDialect };
   try {
@@ -228,7 +252,8 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
           customerConfig,
           dialect: args.dialect,
           slackMode: args.socket ? "socket" : "http",
-          sandbox: { logger },
+          // The new hire's kit: its estimate slips after shipping, then comes back on time (docs/sandbox.md).
+          sandbox: { logger, late: [{ match: ONBOARDING_TICKET, slipDays: 4, recovers: true }] },
           keyExpiresInDays: 200,
           env: { ORDER_DESK_ENV: "development", WEBHOOK_SETTLE_MS: "300" },
           slack: {
@@ -372,7 +397,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
         const run = await runWorkflowStep(fake, requests, {
           callbackId: "place_order",
           inputs: {
-            ticket_id: "ONB-7",
+            ticket_id: ONBOARDING_TICKET,
             recipient: NEW_HIRE,
             first_name: "Nina",
             last_name: "Newhire",
@@ -462,6 +487,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
       throw new Error(`expected 3 orders at the supplier, each once; it holds: ${numbers.join(", ")}`);
     }
     say(`      the supplier holds ${atSupplier.length} orders, each placed once (${numbers.join(", ")})`);
+    say(`      ${await estimatesOf(sandbox, ONBOARDING_TICKET)}`);
     // Every delivery read by the mapping in force: one it could not read would be kept aside, never posted.
     const { rows: unreadable } = await desk.store.query(
       "SELECT count(*)::int AS n FROM unreadable_events WHERE resolved_at IS NULL",

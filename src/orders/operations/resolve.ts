@@ -11,6 +11,8 @@ import type { AttentionItem, Resolution } from "./types.ts";
 
 /** Who resolved an item from the command line (shown as "an admin from the command line"). */
 export const COMMAND_LINE = "cli";
+/** Who resolved an item whose trouble went away by itself (a stalled order's supplier event came). */
+export const ORDER_DESK = "order-desk";
 
 export interface ItemResolution {
   resolution: Resolution;

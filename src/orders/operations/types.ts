@@ -11,6 +11,7 @@ export type AttentionKind =
   | "orphan_events"
   | "orphan_summary"
   | "unreadable_events"
+  | "stalled_order"
   /** An order expected after its needed-by date (orders/dates/review.ts); resolved when back on track. */
   | "at_risk_order";
 
@@ -26,6 +27,8 @@ export type AttentionSubject =
   | { kind: "orphan_summary"; correlationIds: readonly string[] }
   /** Deliveries the mapping cannot read, by the shape of their body (webhooks/unreadable.ts). */
   | { kind: "unreadable_events"; shapeKey: string }
+  /** An order the watchdog found stalled (src/orders/watchdog/): one item per order and condition. */
+  | { kind: "stalled_order"; orderId: string; condition: string }
   | { kind: "at_risk_order"; orderId: string };
 
 /** The subject of the one open orphan summary. */
@@ -56,6 +59,8 @@ export const ACTIONS_OF: Readonly<Record<AttentionKind, readonly OperatorAction[
   // "Ignore all": the summary and every orphan item it stands for.
   orphan_summary: ["ignore_orphans"],
   unreadable_events: ["reprocess_events"],
+  // Cleared by itself when the supplier's event comes; an admin who dealt with it another way marks it handled.
+  stalled_order: ["mark_handled"],
   at_risk_order: ["mark_handled"],
 };
 
@@ -115,6 +120,8 @@ export function subjectKey(subject: AttentionSubject): { kind: AttentionKind; su
       return { kind: subject.kind, subject: ORPHAN_SUMMARY_SUBJECT };
     case "unreadable_events":
       return { kind: subject.kind, subject: subject.shapeKey };
+    case "stalled_order":
+      return { kind: subject.kind, subject: `${subject.orderId}:${subject.condition}` };
     default:
       return { kind: subject.kind, subject: subject.orderId };
   }

@@ -89,6 +89,11 @@ export interface PostUpdateDeps {
    * e.g. to refresh the requester's App Home. Its failures are logged; they never fail the job.
    */
   onOrderChanged?: (order: Order) => void | Promise<void>;
+  /**
+   * Called once the order's unposted supplier events are applied, with the newest one's id (the watchdog checks
+   * the order again: src/orders/watchdog/). Its failure fails the run, which is retried: safe to repeat.
+   */
+  afterEvents?: (orderId: string, newestEventId: string) => Promise<void>;
   logger?: Logger;
 }
 

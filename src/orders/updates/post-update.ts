@@ -176,6 +176,8 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
     if (!order)
       throw new PermanentJobError(`order ${orderId} does not exist; nothing to post its updates on`);
     if (applied > 0) await orderChanged(order, logger);
+    const newest = pending.at(-1);
+    if (newest) await deps.afterEvents?.(orderId, newest.id);
     order = await recoverMissingMessage(order, signal, logger);
     const channel = order.slackChannelId;
     const threadTs = order.slackThreadTs ?? order.slackMessageTs;

@@ -3,7 +3,7 @@
  * attention item's id: the listener looks the item up and checks the clicker again.
  */
 import type { types } from "@slack/bolt";
-import { COMMAND_LINE } from "../../orders/operations/resolve.ts";
+import { COMMAND_LINE, ORDER_DESK } from "../../orders/operations/resolve.ts";
 import {
   type ActionOutcome,
   type AttentionItem,
@@ -29,6 +29,7 @@ const BUTTONS: Record<AttentionItem["kind"], Array<{ id: string; label: string; 
   ],
   unreadable_events: [{ id: ACTION.reprocessEvents, label: "Reprocess", primary: true }],
   orphan_summary: [{ id: ACTION.ignoreOrphans, label: "Ignore all" }],
+  stalled_order: [{ id: ACTION.markHandled, label: "Mark handled" }],
   at_risk_order: [{ id: ACTION.markHandled, label: "Mark handled" }],
 };
 
@@ -81,7 +82,9 @@ export function outcomeLine(item: AttentionItem): string {
   const by =
     item.resolvedBy === COMMAND_LINE
       ? `an admin from the command line${commandOf(detail)}`
-      : who(item.resolvedBy);
+      : item.resolvedBy === ORDER_DESK
+        ? "Order Desk"
+        : who(item.resolvedBy);
   const done = `${DONE[item.resolution]}${extra} by ${by} on ${slackDate(item.resolvedAt)}`;
   if (!item.detachedAt) return `:white_check_mark: ${done}`;
   return `:leftwards_arrow_with_hook: ${done}; detached by ${who(item.detachedBy)} on ${slackDate(item.detachedAt)}${detachedWhat(item)}`;
@@ -165,6 +168,7 @@ const KIND_COUNT: Record<AttentionItem["kind"], (n: number) => string> = {
   unreadable_events: (n) => `${n} shape${n === 1 ? "" : "s"} of unreadable supplier deliveries`,
   // Not a kind of trouble of its own: its orphan groups are counted above.
   orphan_summary: () => "",
+  stalled_order: (n) => `${n} stalled order${n === 1 ? "" : "s"}`,
   at_risk_order: (n) => `${n} order${n === 1 ? "" : "s"} at risk of arriving after the needed-by date`,
 };
 

@@ -179,6 +179,7 @@ async function countOpenAttention(q: Queryable): Promise<Record<AttentionKind, n
     orphan_events: 0,
     unreadable_events: 0,
     orphan_summary: 0,
+    stalled_order: 0,
     at_risk_order: 0,
   };
   for (const row of counted.rows) counts[row.kind] = Number(row.n);
