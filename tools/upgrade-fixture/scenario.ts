@@ -221,6 +221,11 @@ async function main(): Promise<void> {
     ),
   );
 
+  const remindedEarly = TICKETS.reminders.filter((t) =>
+    fake.dm(APPROVER_REMIND).some((m) => /Reminder/.test(m.text) && m.text.includes(t)),
+  );
+  if (remindedEarly.length > 0) throw new Error(`${remindedEarly} reminded before the stop: run again`);
+
   // Stop, the way the operator did: SIGTERM (shutdown hooks run) or SIGKILL (none do).
   child.kill(stopKind === "sigkill" ? "SIGKILL" : "SIGTERM");
   await exited;
@@ -240,7 +245,9 @@ async function main(): Promise<void> {
     );
     // Plain SQL any client can run: without psql's meta-commands (recent pg_dump releases wrap the dump in
     // \restrict … \unrestrict) and without a setting of the dumping client's connection that a restore needs not.
-    const sql = dump.toString("utf8").replace(/^(\\(un)?restrict .*|SET idle_in_transaction_\w+ = 0;)\n/gm, "");
+    const sql = dump
+      .toString("utf8")
+      .replace(/^(\\(un)?restrict .*|SET idle_in_transaction_\w+ = 0;)\n/gm, "");
     await writeFile(join(out, storeFile), sql);
   }
   const sandboxTables: Record<string, unknown> = {};
@@ -276,8 +283,30 @@ async function main(): Promise<void> {
   }
   const manifest = await readManifest(reader, storeFile, atSupplierNow);
   await reader.close();
+  checkInFlight(manifest);
   await writeFile(join(out, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   await rm(work, { recursive: true, force: true });
+}
+
+/** A fixture that does not hold every kind of work in flight would let the upgrade test pass on nothing. */
+function checkInFlight(m: Manifest): void {
+  const problems: string[] = [];
+  for (const t of [...TICKETS.reminders, ...TICKETS.expiries]) {
+    if (m.orders[t]?.status !== "awaiting_approval") problems.push(`${t} is ${m.orders[t]?.status}`);
+  }
+  for (const t of TICKETS.events) {
+    if (!m.waitingEvents.some((e) => e.ticket === t)) problems.push(`${t} has no event waiting`);
+  }
+  for (const t of m.retried) {
+    const job = m.jobs.find((j) => j.queue === "place-order" && j.orderId === m.orders[t]?.orderId);
+    if (!job || !["created", "retry", "active"].includes(job.state))
+      problems.push(`${t}'s placement is ${job?.state}`);
+  }
+  for (const t of TICKETS.placedUnknown)
+    if (!m.atSupplier.includes(t)) problems.push(`${t} is not at the supplier`);
+  const failed = m.failedJobs.map((j) => j.ticket).sort();
+  if (failed.join() !== [...TICKETS.failed].sort().join()) problems.push(`failed jobs are ${failed}`);
+  if (problems.length > 0) throw new Error(`the fixture lacks work in flight: ${problems.join("; ")}`);
 }
 
 async function readManifest(

@@ -29,9 +29,9 @@ export const TICKETS = {
   placedUnknown: ["UPG-203"],
   /** The supplier answers 401 to every key: the placement fails for good, an admin may retry it. */
   failed: ["UPG-301", "UPG-302"],
-  /** Waiting for approval, the reminder due once the fixture is 3 minutes old. */
+  /** Waiting for approval, the reminder due once the fixture is 72 s old. */
   reminders: ["UPG-401", "UPG-402"],
-  /** Waiting for approval, reminded already, the expiry due once the fixture is 15 minutes old. */
+  /** Waiting for approval, reminded already, the expiry due once the fixture is 3 minutes old. */
   expiries: ["UPG-501", "UPG-502"],
 } as const;
 
