@@ -19,10 +19,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { openStore, type Store } from "../../src/store/db.ts";
-import { orderThroughSlack, slackRequests } from "../../test/reliability/harness/slack-driver.ts";
 import type { FakeMessage } from "../fake-slack/index.ts";
 import { startWorld } from "../world.ts";
+import { orderThroughSlack } from "./order.ts";
 import {
+  AGENT,
   APPROVER_EXPIRE,
   APPROVER_REMIND,
   CHANNELS,
@@ -156,16 +157,9 @@ async function main(): Promise<void> {
   });
 
   const fake = world.fake;
-  const requests = slackRequests(fake, world.appUrl, world.signingSecret);
-  const order = async (ticket: string, channel: string) => {
-    const outcome = await orderThroughSlack(
-      fake,
-      requests,
-      { ticket, channel },
-      { deadline: Date.now() + 60_000 },
-    );
-    if (!outcome.accepted) throw new Error(`${ticket} not accepted: ${outcome.problems.join(" | ")}`);
-  };
+  const agent = world.user(AGENT, 4_000);
+  const order = (ticket: string, channel: string) =>
+    orderThroughSlack(agent, ticket, channel, Date.now() + 60_000);
   const atSupplier = async (ticket: string) =>
     (await world.sandbox.orders()).filter((o) => o.customerReference === ticket);
   const threadOf = (channel: string, ticket: string) =>
