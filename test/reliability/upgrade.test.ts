@@ -10,7 +10,7 @@
  * are still listed by `order-desk jobs list --failed` and an admin's `order-desk jobs retry` places each once.
  * PostgreSQL fixtures run when DATABASE_URL is set.
  */
-import { createWriteStream } from "node:fs";
+import { createWriteStream, type WriteStream } from "node:fs";
 import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
@@ -83,9 +83,11 @@ describe.each(variants)("upgrading a store the previous release left with work i
   let desk: OrderDesk | undefined;
   let cleanup: (() => Promise<void>) | undefined;
   const logEnded = { value: false };
+  let log: WriteStream | undefined;
   afterAll(async () => {
     await desk?.stop().catch(() => {});
     logEnded.value = true;
+    await new Promise<void>((resolve) => (log ? log.end(resolve) : resolve()));
     await world?.close();
     await cleanup?.();
   });
@@ -116,6 +118,7 @@ describe.each(variants)("upgrading a store the previous release left with work i
 
     const logFile = logPath(`upgrade-${variant}`);
     const stream = createWriteStream(logFile, { flags: "a" });
+    log = stream;
     const logger = createLogger(
       { level: "info" },
       { write: (line: string) => void (logEnded.value || stream.write(line)) },
