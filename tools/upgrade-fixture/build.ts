@@ -62,7 +62,8 @@ async function main(): Promise<void> {
   const revision = execFileSync("git", ["rev-parse", `${values.revision}^{commit}`], { cwd: ROOT })
     .toString()
     .trim();
-  const checkout = join(await mkdtemp(join(tmpdir(), "od-upgrade-build-")), "checkout");
+  const parent = await mkdtemp(join(tmpdir(), "od-upgrade-build-"));
+  const checkout = join(parent, "checkout");
   run("git", ["worktree", "add", "--detach", checkout, revision], ROOT);
   try {
     console.log(`building with ${revision} in ${checkout}: npm ci`);
@@ -93,6 +94,7 @@ async function main(): Promise<void> {
     }
   } finally {
     run("git", ["worktree", "remove", "--force", checkout], ROOT);
+    await rm(parent, { recursive: true, force: true });
   }
 }
 
