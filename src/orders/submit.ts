@@ -33,6 +33,7 @@ import { type LateWarning, lateWarning } from "./dates/late-warning.ts";
 import { newOrderDates, storedDates } from "./dates/order-dates.ts";
 import type { OrderDraft } from "./draft.ts";
 import { nextEdn } from "./edn.ts";
+import { ednTaken, ednTakenErrors, isUniqueViolation, MAX_TAKEN_NUMBERS } from "./edn-taken.ts";
 import { OrderNotFoundError, OrderNotResubmittableError } from "./errors.ts";
 import { type FieldErrors, fieldErrorsFromDetails } from "./fields.ts";
 import { canResubmit, type NewOrder, type Order, type OrderSource } from "./model/order.ts";
@@ -99,27 +100,6 @@ async function authorize(
 ): Promise<{ status: "forbidden"; message: string } | null> {
   const result = await deps.authorizer.check(profile, userId);
   return result.allowed ? null : { status: "forbidden", message: result.message };
-}
-
-async function ednTaken(
-  q: Queryable,
-  profile: string,
-  edn: string,
-  exceptOrderId?: string,
-): Promise<boolean> {
-  const existing = await findOrdersByExternalDocumentNumber(q, edn);
-  return existing.some((o) => o.profile === profile && o.id !== exceptOrderId);
-}
-
-const ednTakenErrors = (edn: string): FieldErrors => ({
-  externalDocumentNumber: [`${edn} is already used by another order; type another number or leave it empty.`],
-});
-
-/** Generated numbers skipped because agents typed them, before a submit gives up. */
-const MAX_TAKEN_NUMBERS = 100;
-
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === "23505";
 }
 
 /** A submission that passed the rules and the authorization check: what storing it needs. */

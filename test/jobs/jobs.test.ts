@@ -80,14 +80,16 @@ describe.each(TEST_BACKENDS)("jobs on %s", (backend) => {
         updatedOn: q.updated_on.getTime(),
       }));
     };
-    // The approval, attention and reprocessing queues are created alongside and follow the same rules.
+    // The approval, attention, reprocessing, budget and watchdog queues are created alongside and follow the same rules.
     const core = (queues: { name: string; retryLimit: number }[]) =>
       queues
         .filter(
           (q) =>
             !q.name.startsWith("approval-") &&
             !q.name.startsWith("attention-") &&
-            q.name !== "reprocess-events",
+            q.name !== "reprocess-events" &&
+            q.name !== "budget-alert" &&
+            q.name !== "watchdog",
         )
         .map((q) => [q.name, q.retryLimit]);
     const first = await restart();

@@ -282,7 +282,8 @@ export async function until<T>(
   for (;;) {
     const value = await read();
     if (ok(value)) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not reached in ${timeoutMs} ms`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`${what}: not reached in ${timeoutMs} ms; last: ${JSON.stringify(value)}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

@@ -176,7 +176,9 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
     if (!order)
       throw new PermanentJobError(`order ${orderId} does not exist; nothing to post its updates on`);
     if (applied > 0) await orderChanged(order, logger);
-    const newest = pending.at(-1);
+    // Keyed by the order's newest event, pending or not: another job of the order may have applied and posted it
+    // already (one poster per order takes everything unposted), and its check must still run once.
+    const newest = events.at(-1);
     if (newest) await deps.afterEvents?.(orderId, newest.id);
     order = await recoverMissingMessage(order, signal, logger);
     const channel = order.slackChannelId;

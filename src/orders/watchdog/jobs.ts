@@ -20,7 +20,7 @@ import { QUEUES } from "../../jobs/queues.ts";
 import type { JobHandler } from "../../jobs/worker.ts";
 import type { Queryable, Store } from "../../store/db.ts";
 import { getAttention, openAttention, setAttentionAlert } from "../../store/repositories/attention.ts";
-import { getOrder } from "../../store/repositories/orders.ts";
+import { getOrder, getOrderForUpdate } from "../../store/repositories/orders.ts";
 import {
   clearReport,
   getReportForUpdate,
@@ -108,21 +108,24 @@ export function watchdogJobs(deps: WatchdogDeps) {
   }
 
   async function check(orderId: string, at: Date = now()): Promise<void> {
-    const order = await getOrder(store, orderId);
-    const placedAt = order && (await placedAtOf(store, orderId));
-    // Placed before the watchdog existed, or never placed: nothing to measure against.
-    if (!order || !placedAt) return;
-    const verdict = checkWatchdog(
-      {
-        status: order.status,
-        heardFromSupplier: order.statusOccurredAt !== null || order.tracking !== null,
-        placedAt,
-        expectedDelivery: order.expectedDelivery,
-      },
-      at,
-      rules,
-    );
-    const found = await store.transaction(async (tx) => {
+    // Decided on the order as locked in the transaction that records the verdict: a supplier event applied while
+    // this check was deciding (a delivery, say) either commits first and is seen here, or waits and runs its own
+    // check after this one; a report on a stale read would otherwise stay open with nothing left to clear it.
+    const outcome = await store.transaction(async (tx) => {
+      const order = await getOrderForUpdate(tx, orderId);
+      const placedAt = order && (await placedAtOf(tx, orderId));
+      // Placed before the watchdog existed, or never placed: nothing to measure against.
+      if (!order || !placedAt) return null;
+      const verdict = checkWatchdog(
+        {
+          status: order.status,
+          heardFromSupplier: order.statusOccurredAt !== null || order.tracking !== null,
+          placedAt,
+          expectedDelivery: order.expectedDelivery,
+        },
+        at,
+        rules,
+      );
       const recorded: WatchdogReport[] = [];
       for (const overdue of verdict.holding) {
         const report = await insertReport(tx, orderId, overdue, at);
@@ -135,13 +138,14 @@ export function watchdogJobs(deps: WatchdogDeps) {
         );
       }
       for (const condition of verdict.over) await clear(tx, order, condition, at);
-      return recorded;
+      return { order, recorded, nextCheckAt: verdict.nextCheckAt };
     });
-    for (const report of found) {
-      deps.metrics?.stalled(order.profile, report.condition);
+    if (!outcome) return;
+    for (const report of outcome.recorded) {
+      deps.metrics?.stalled(outcome.order.profile, report.condition);
       logger.info({ orderId, condition: report.condition, since: report.since }, "stalled order found");
     }
-    if (verdict.nextCheckAt) await scheduleCheck(jobs, orderId, verdict.nextCheckAt);
+    if (outcome.nextCheckAt) await scheduleCheck(jobs, orderId, outcome.nextCheckAt);
   }
 
   /** The supplier's event came: the report (if any) clears, and its attention item closes by itself. */
