@@ -770,7 +770,9 @@ describe("Slack requests under hostile input", () => {
       const actionId = String((field?.element as Json | undefined)?.action_id);
       expect(field, "the modal has the order number field (allowManual)").toBeDefined();
       const key = (i: { where: string; field: string; found: string }) => `${i.where} ${i.field} ${i.found}`;
-      const injectedBefore = new Set(world.fake.injections({ allowUsers: [AGENT] }).map(key));
+      // The supplier's tracking links (the sandbox's host) reach other orders' messages while this runs: allowed.
+      const allowed = { allowUsers: [AGENT], allowLinkHosts: [new URL(world.sandbox.url).hostname] };
+      const injectedBefore = new Set(world.fake.injections(allowed).map(key));
 
       const safe = /^[A-Za-z0-9._/-]{1,35}$/;
       const hostile = fc.oneof(
@@ -874,9 +876,7 @@ describe("Slack requests under hostile input", () => {
         "SELECT count(*)::int AS n FROM orders WHERE idempotency_key LIKE 'view:VEDN%'",
       );
       expect(rows[0]?.n, "orders stored from refused numbers").toBe(0);
-      const injected = world.fake
-        .injections({ allowUsers: [AGENT] })
-        .filter((i) => !injectedBefore.has(key(i)));
+      const injected = world.fake.injections(allowed).filter((i) => !injectedBefore.has(key(i)));
       expect(injected).toEqual([]);
       expect(crashes.errors).toEqual([]);
       expect(problems.slice(0, 5)).toEqual([]);
