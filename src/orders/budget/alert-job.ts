@@ -21,7 +21,7 @@ import { moneyText } from "./format.ts";
 export interface BudgetAlertDeps {
   store: Store;
   notifier: Pick<OrderNotifier, "alertAdmins">;
-  chat: Pick<SlackChat, "postMessage">;
+  chat: Pick<SlackChat, "postMessage" | "findReply">;
   now?: () => Date;
   /** How long the thread line waits for the order's message before it is left out (default 10 min). */
   threadWaitMs?: number;
@@ -29,6 +29,9 @@ export interface BudgetAlertDeps {
 }
 
 const RETRY_MS = 2_000;
+
+/** `metadata.event_type` of the over-budget line in an order's thread. */
+export const OVER_BUDGET_REPLY_TYPE = "order_desk_over_budget";
 
 /** The line in an order's thread when `warn` placed it over the budget. */
 export function overBudgetLine(
@@ -72,11 +75,29 @@ export function budgetAlertHandler(deps: BudgetAlertDeps): JobHandler<BudgetAler
       text: `${orderName(order)} (${moneyText(order.total ?? "0", data.currency)}) took "${inert(order.profile)}" to ${moneyText(data.spent, data.currency)} this month, over its monthly budget of ${moneyText(data.monthly, data.currency)}. It was placed: the profile's budget only warns (onExceed: warn).`,
     });
     if (order.slackChannelId && thread) {
-      await deps.chat.postMessage({
-        channel: order.slackChannelId,
-        thread_ts: thread,
-        text: overBudgetLine(data, order.profile),
-      });
+      // A run after one whose answer was lost (a timeout, a crash) finds the line in the thread instead of posting
+      // it again: the reply carries the order's id in its metadata. Read only on a rerun, as post-update does.
+      const posted =
+        job.attempt > 1
+          ? await deps.chat.findReply({
+              channel: order.slackChannelId,
+              threadTs: thread,
+              eventType: OVER_BUDGET_REPLY_TYPE,
+              eventId: order.id,
+              attemptedAt: job.createdAt,
+            })
+          : null;
+      if (posted === null) {
+        await deps.chat.postMessage({
+          channel: order.slackChannelId,
+          thread_ts: thread,
+          text: overBudgetLine(data, order.profile),
+          metadata: {
+            event_type: OVER_BUDGET_REPLY_TYPE,
+            event_payload: { event_id: order.id, order_id: order.id },
+          },
+        });
+      }
     }
     logger.info({ orderId: order.id }, "order over budget told");
   };
