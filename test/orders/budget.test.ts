@@ -133,6 +133,13 @@ describe.each(TEST_BACKENDS)("monthly budgets on %s", (backend) => {
     const thresholds = await budgetJobs("'profile'", name);
     expect(thresholds.map((t) => t.percent).sort()).toEqual([100, 80]);
     expect(thresholds.find((t) => t.percent === 80)).toMatchObject({ spent: "800.0000", monthly: "1000" });
+    // Claimed in the store, once per profile, month and kind: the first order over the budget tells the admins.
+    const { rows } = await store.query<{ kind: string; order_id: string }>(
+      "SELECT kind, order_id FROM budget_alerts WHERE profile = $1 ORDER BY kind",
+      [name],
+    );
+    expect(rows.map((r) => r.kind)).toEqual(["100", "80", "over"]);
+    expect(over.map((o) => o.orderId)).toContain(rows[2]?.order_id);
   });
 
   it("a rejected, expired or failed order releases its amount; a cancelled one too", async () => {

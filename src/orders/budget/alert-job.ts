@@ -1,8 +1,10 @@
 /**
  * The `budget-alert` job (enqueued by ./reserve.ts in the transaction that accepted the order, so it exists exactly
  * when the order does): tells the admin channel that a profile's month reached 80 % or 100 % of its budget, or
- * that an order was placed over it (`onExceed: warn`), and then says so in that order's thread too. The thread
- * line waits (re-scheduled, not failed) until the order's message is posted, at most `threadWaitMs`.
+ * that an order was placed over it (`onExceed: warn`, the first of the month), and says so in the thread of every
+ * order placed over it. Whom to tell was claimed in the store by that transaction (budget_alerts), and the claim
+ * records when the admins were told, so neither a rerun nor a restart nor another replica tells them twice. The
+ * thread line waits (re-scheduled, not failed) until the order's message is posted, at most `threadWaitMs`.
  */
 import { type Logger, pino } from "pino";
 import { RetryLaterError } from "../../jobs/errors.ts";
@@ -11,6 +13,7 @@ import type { BudgetAlertJobData } from "../../jobs/payloads.ts";
 import { QUEUES } from "../../jobs/queues.ts";
 import type { JobHandler } from "../../jobs/worker.ts";
 import type { Store } from "../../store/db.ts";
+import { getBudgetAlert, markBudgetAlertTold } from "../../store/repositories/budgets.ts";
 import { getOrder } from "../../store/repositories/orders.ts";
 import { inert } from "../inert.ts";
 import type { Order } from "../model/order.ts";
@@ -51,6 +54,8 @@ export function budgetAlertHandler(deps: BudgetAlertDeps): JobHandler<BudgetAler
   return async (job) => {
     const data = job.data;
     if (data.kind === "threshold") {
+      const key = { profile: data.profile, month: data.month, kind: String(data.percent) as "80" | "100" };
+      if ((await getBudgetAlert(deps.store, key))?.toldAt) return;
       const spent = moneyText(data.spent, data.currency);
       const monthly = moneyText(data.monthly, data.currency);
       await deps.notifier.alertAdmins({
@@ -58,6 +63,7 @@ export function budgetAlertHandler(deps: BudgetAlertDeps): JobHandler<BudgetAler
         title: data.percent === 100 ? "Monthly budget used up" : "Monthly budget 80 % used",
         text: `The profile "${inert(data.profile)}" has spent ${spent} of its ${monthly} budget in ${data.month} (${data.percent === 100 ? "100 % or more" : "80 % or more"}), counting orders waiting for approval.`,
       });
+      await markBudgetAlertTold(deps.store, key, now());
       logger.info({ profile: data.profile, month: data.month, percent: data.percent }, "budget alert sent");
       return;
     }
@@ -68,12 +74,17 @@ export function budgetAlertHandler(deps: BudgetAlertDeps): JobHandler<BudgetAler
     if ((!order.slackChannelId || !thread) && waited < (deps.threadWaitMs ?? 600_000)) {
       throw new RetryLaterError(RETRY_MS, "the order's message is not posted yet");
     }
-    // The admins first: their alert is once per order (the job's id); the thread line follows.
-    await deps.notifier.alertAdmins({
-      key: `budget:over:${order.id}`,
-      title: "Order placed over budget",
-      text: `${orderName(order)} (${moneyText(order.total ?? "0", data.currency)}) took "${inert(order.profile)}" to ${moneyText(data.spent, data.currency)} this month, over its monthly budget of ${moneyText(data.monthly, data.currency)}. It was placed: the profile's budget only warns (onExceed: warn).`,
-    });
+    // The admins first, if this order claimed the month's over-budget alert and they were not told yet; the
+    // thread line follows.
+    const claim = await getBudgetAlert(deps.store, { overBudgetOrderId: order.id });
+    if (claim && claim.toldAt === null) {
+      await deps.notifier.alertAdmins({
+        key: `budget:${claim.profile}:${claim.month}:over`,
+        title: "Order placed over budget",
+        text: `${orderName(order)} (${moneyText(order.total ?? "0", data.currency)}) took "${inert(order.profile)}" to ${moneyText(data.spent, data.currency)} in ${claim.month}, over its monthly budget of ${moneyText(data.monthly, data.currency)}. It was placed: the profile's budget only warns (onExceed: warn). Further orders over the budget this month are placed too, each with a line in its thread, without another alert.`,
+      });
+      await markBudgetAlertTold(deps.store, claim, now());
+    }
     if (order.slackChannelId && thread) {
       // A run after one whose answer was lost (a timeout, a crash) finds the line in the thread instead of posting
       // it again: the reply carries the order's id in its metadata. Read only on a rerun, as post-update does.

@@ -12,8 +12,8 @@ import { QUEUES } from "../../jobs/queues.ts";
 import type { Queryable } from "../../store/db.ts";
 import {
   checkSpend,
+  claimBudgetAlerts,
   lockBudgetMonth,
-  recordThresholds,
   setBudgetMonth,
 } from "../../store/repositories/budgets.ts";
 import type { MatchedRule } from "../approvals/rules.ts";
@@ -95,9 +95,10 @@ export function overBudgetRule(d: BudgetDecision): MatchedRule {
 }
 
 /**
- * After the order's insert, in the same transaction: the month it counts in, and the admins' alerts, enqueued as
- * durable jobs that exist only if the order does: the month's spend reaching 80 % or 100 % (once per month each,
- * recorded on the locked row), and with `warn` the order that went over (once per order: a deterministic job id).
+ * After the order's insert, in the same transaction: the month it counts in, and the admins' alerts, claimed once
+ * per profile, month and kind in the store (80 %, 100 %, and with `warn` the first order placed over the budget) and
+ * enqueued as durable jobs that exist only if the order does. With `warn`, every order placed over the budget also
+ * gets its thread line (a job per order: a deterministic job id).
  */
 export async function recordSpend(
   tx: Queryable,
@@ -111,15 +112,24 @@ export async function recordSpend(
   const month = decision?.month ?? budgetMonth(at, context.timeZone).label;
   await setBudgetMonth(tx, order.id, month);
   if (!decision) return;
-  const crossed = await recordThresholds(tx, {
+  const warned = decision.over && decision.onExceed === "warn";
+  const claimed = await claimBudgetAlerts(tx, {
     profile: decision.profile,
     month,
     spent: decision.after,
     monthly: decision.monthly,
+    over: warned,
+    orderId: order.id,
     at,
   });
-  // Straight past both at once: one alert, the higher (both are recorded).
-  const percent = crossed.crossed100 ? 100 : crossed.crossed80 ? 80 : null;
+  // Straight past several at once: one alert, the highest (all are claimed). Over the budget says 100 % too.
+  const percent = claimed.includes("over")
+    ? null
+    : claimed.includes("100")
+      ? 100
+      : claimed.includes("80")
+        ? 80
+        : null;
   if (percent !== null) {
     const data: BudgetAlertJobData = {
       kind: "threshold",
@@ -135,7 +145,7 @@ export async function recordSpend(
       tx,
     });
   }
-  if (decision.over && decision.onExceed === "warn") {
+  if (warned) {
     const data: BudgetAlertJobData = {
       kind: "over_budget",
       orderId: order.id,

@@ -1,7 +1,7 @@
 /**
  * Budgets in the store (migration 019): the per-(profile, month) row every accepting transaction locks, the month's
  * spend summed in SQL as `numeric` (amounts travel as decimal strings, never as binary floating point), and the
- * 80 % / 100 % alerts recorded once per month. Like orders.ts, every function runs one statement on the `Queryable`
+ * admins' alerts claimed once per profile, month and kind (migration 021). Like orders.ts, every function runs one statement on the `Queryable`
  * it is given; the caller composes them in one transaction.
  */
 import type { Queryable } from "../db.ts";
@@ -61,29 +61,59 @@ export async function setBudgetMonth(q: Queryable, orderId: string, month: strin
   await q.query("UPDATE orders SET budget_month = $2 WHERE id = $1", [orderId, month]);
 }
 
+export type BudgetAlertKind = "80" | "100" | "over";
+
 /**
- * Records that the month's spend (`spent`, with the order just accepted) has reached 80 % or 100 % of `monthly`,
- * for each threshold not recorded before, and says which were recorded now: the caller tells the admins of those,
- * once per month. Needs the row's lock (`lockBudgetMonth`).
+ * Claims the admins' alerts that the month's spend (`spent`, with the order just accepted) has reached against
+ * `monthly` (80 %, 100 %) and, when `over` (onExceed: warn placed it over the budget), that one: each is inserted
+ * once per profile and month (table budget_alerts), so the caller tells the admins of exactly the alerts claimed
+ * now. Run under the row's lock (`lockBudgetMonth`), in the transaction that accepts the order: the claim is
+ * committed with the order or not at all.
  */
-export async function recordThresholds(
+export async function claimBudgetAlerts(
   q: Queryable,
-  input: { profile: string; month: string; spent: string; monthly: string; at: Date },
-): Promise<{ crossed80: boolean; crossed100: boolean }> {
-  const { rows } = await q.query(
-    `UPDATE budget_months b SET
-       alerted_80_at = CASE WHEN o.alerted_80_at IS NULL AND $3::numeric >= $4::numeric * 0.8
-         THEN $5 ELSE o.alerted_80_at END,
-       alerted_100_at = CASE WHEN o.alerted_100_at IS NULL AND $3::numeric >= $4::numeric
-         THEN $5 ELSE o.alerted_100_at END
-     FROM budget_months o
-     WHERE b.profile = $1 AND b.month = $2 AND o.profile = b.profile AND o.month = b.month
-     RETURNING o.alerted_80_at IS NULL AND b.alerted_80_at IS NOT NULL AS crossed80,
-       o.alerted_100_at IS NULL AND b.alerted_100_at IS NOT NULL AS crossed100`,
-    [input.profile, input.month, input.spent, input.monthly, input.at],
+  input: { profile: string; month: string; spent: string; monthly: string; over: boolean; orderId: string; at: Date },
+): Promise<BudgetAlertKind[]> {
+  const { rows } = await q.query<{ kind: BudgetAlertKind }>(
+    `INSERT INTO budget_alerts (profile, month, kind, order_id, claimed_at)
+     SELECT $1, $2, r.kind, $6, $7
+     FROM (VALUES ('80', $3::numeric >= $4::numeric * 0.8), ('100', $3::numeric >= $4::numeric),
+                  ('over', $5::boolean)) AS r(kind, reached)
+     WHERE r.reached
+     ON CONFLICT (profile, month, kind) DO NOTHING
+     RETURNING kind`,
+    [input.profile, input.month, input.spent, input.monthly, input.over, input.orderId, input.at],
   );
-  const row = rows[0] as { crossed80: boolean; crossed100: boolean } | undefined;
-  return { crossed80: row?.crossed80 ?? false, crossed100: row?.crossed100 ?? false };
+  return rows.map((r) => r.kind);
+}
+
+export interface BudgetAlertKey {
+  profile: string;
+  month: string;
+  kind: BudgetAlertKind;
+}
+
+/** The claimed alert of `key`, or (`{ orderId }`) the over-budget alert this order claimed; null if none. */
+export async function getBudgetAlert(
+  q: Queryable,
+  key: BudgetAlertKey | { overBudgetOrderId: string },
+): Promise<(BudgetAlertKey & { toldAt: Date | null }) | null> {
+  const { rows } = await q.query<BudgetAlertKey & { toldAt: Date | null }>(
+    "overBudgetOrderId" in key
+      ? `SELECT profile, month, kind, told_at AS "toldAt" FROM budget_alerts WHERE order_id = $1 AND kind = 'over'`
+      : `SELECT profile, month, kind, told_at AS "toldAt" FROM budget_alerts
+         WHERE profile = $1 AND month = $2 AND kind = $3`,
+    "overBudgetOrderId" in key ? [key.overBudgetOrderId] : [key.profile, key.month, key.kind],
+  );
+  return rows[0] ?? null;
+}
+
+/** Records that the admins were told of a claimed alert. */
+export async function markBudgetAlertTold(q: Queryable, key: BudgetAlertKey, at: Date): Promise<void> {
+  await q.query(
+    "UPDATE budget_alerts SET told_at = $4 WHERE profile = $1 AND month = $2 AND kind = $3 AND told_at IS NULL",
+    [key.profile, key.month, key.kind, at],
+  );
 }
 
 export interface MonthSpend {
