@@ -123,7 +123,7 @@ describe.each(TEST_BACKENDS)("monthly budgets on %s", (backend) => {
     });
   });
 
-  it("warn: all 20 are placed; each one over the budget is told once, and the month's 80 % and 100 % once each", async () => {
+  it("warn: all 20 are placed; each one over the budget gets its thread line; the admins hear of 80 %, 100 % and the first one over once each", async () => {
     const { customer, name } = budgetCustomer("warn", "1000");
     const results = await Promise.all(Array.from({ length: 20 }, () => submit(deps(customer), name, "200")));
     expect(statuses(results)).toEqual(Array(20).fill("queued"));

@@ -72,7 +72,15 @@ export type BudgetAlertKind = "80" | "100" | "over";
  */
 export async function claimBudgetAlerts(
   q: Queryable,
-  input: { profile: string; month: string; spent: string; monthly: string; over: boolean; orderId: string; at: Date },
+  input: {
+    profile: string;
+    month: string;
+    spent: string;
+    monthly: string;
+    over: boolean;
+    orderId: string;
+    at: Date;
+  },
 ): Promise<BudgetAlertKind[]> {
   const { rows } = await q.query<{ kind: BudgetAlertKind }>(
     `INSERT INTO budget_alerts (profile, month, kind, order_id, claimed_at)
