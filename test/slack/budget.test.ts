@@ -1,14 +1,18 @@
 /**
- * Budgets in Slack, over the real wire (signed requests, the fake Slack Web API, a scripted supplier on real HTTP,
- * the store of DATABASE_URL or PGlite): an order over `orderTotalOver` waits for approval and its DM shows the
- * rule, the total and the month's spend against the budget; `refuse` says so under the lines with the amount left;
- * a rejection releases its amount; the admin channel hears of 100 % once; an admin's App Home shows the spend; and
- * 20 modal submissions at once against a budget that fits 5 place exactly 5.
+ * Budgets in Slack, over the real wire, once per transport (signed requests or Socket Mode, the fake Slack Web API,
+ * a scripted supplier on real HTTP, the store of DATABASE_URL or PGlite): an order over `orderTotalOver` waits for
+ * approval and its DM shows the rule, the total and the month's spend against the budget; `refuse` says so under the
+ * lines with the amount left; a rejection releases its amount; the admin channel hears of 100 % once; `warn` places
+ * an order over the budget with one line in its thread and tells the admins once; an admin's App Home shows the
+ * spend; and 20 modal submissions at once against a budget that fits 5 place exactly 5.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CustomerConfig } from "../../src/config/customer.ts";
+import { OVER_BUDGET_REPLY_TYPE } from "../../src/orders/budget/alert-job.ts";
+import type { Order } from "../../src/orders/model/order.ts";
 import { TEST_KEY } from "../supplier/support/fixtures.ts";
 import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
+import { until } from "../webhooks/support.ts";
 import { approvalDmFor, orderFor, rejectInDm, texts } from "./support/approvals.ts";
 import {
   ADMIN,
@@ -18,12 +22,16 @@ import {
   HELPDESK,
   MANAGER,
   startHarness,
+  TRANSPORTS,
   VALID_FORM,
 } from "./support/harness.ts";
 
 const IT_LEAD = "U0ITLEAD";
 
-/** Every item at €1,000; "Acme EU" has a €5,000 month that `refuse`s, and asks MANAGER above €2,500. */
+/**
+ * Every item at €1,000; "Acme EU" has a €5,000 month that `refuse`s, and asks MANAGER above €2,500; "Acme US" has
+ * a €2,000 month that warns.
+ */
 function budgetConfig(monthly: string): CustomerConfig {
   const config = exampleConfig() as CustomerConfig & { currency?: string };
   config.currency = "EUR";
@@ -37,18 +45,20 @@ function budgetConfig(monthly: string): CustomerConfig {
     remindAfterHours: 24,
     expireAfterDays: 7,
   };
+  config.profiles[1]!.budget = { monthly: "2000", onExceed: "warn" };
   return config;
 }
 
 const units = (n: number) => ({ line_0_quantity: String(n) });
 
-describe("budgets over http", () => {
+describe.each(TRANSPORTS)("budgets over %s", (transport) => {
   let supplier: StubSupplier;
   let h: Harness;
 
   beforeAll(async () => {
     supplier = await startStubSupplier(Array.from({ length: 40 }, () => success()));
     h = await startHarness({
+      transport,
       supplierUrl: supplier.baseUrl,
       apiKey: TEST_KEY,
       config: budgetConfig("5000"),
@@ -98,7 +108,10 @@ describe("budgets over http", () => {
       "would take Acme EU's spending this month over its budget of €5,000.00: €0.00 is left",
     );
     const alert = await h.fake.waitFor(
-      () => h.fake.topLevel(ADMIN).find((m) => m.text.includes("Monthly budget used up")),
+      () =>
+        h.fake
+          .topLevel(ADMIN)
+          .find((m) => m.text.includes("Monthly budget used up") && m.text.includes("Acme EU")),
       { what: "the 100 % alert" },
     );
     expect(texts(alert.versions.at(-1)?.blocks)).toContain("€5,000.00 of its €5,000.00 budget");
@@ -113,6 +126,49 @@ describe("budgets over http", () => {
     );
     const { done } = await submitForm("BUD-4", 2);
     expect(done.outcome.outcome).toBe("closed");
+  });
+
+  it("warn: an order over the budget is placed with one line in its thread; the admins are told once", async () => {
+    const shown = (ticket: string) =>
+      h.waitForOrder(
+        (o) =>
+          o.customerReference === ticket &&
+          !["queued", "placing"].includes(o.status) &&
+          o.slackMessageTs !== null,
+        `${ticket} placed and shown`,
+      );
+    const lines = (o: Order) =>
+      h.fake
+        .thread(o.slackChannelId ?? "", o.slackMessageTs ?? "")
+        .filter(
+          (m) => (m.metadata as { event_type?: string } | undefined)?.event_type === OVER_BUDGET_REPLY_TYPE,
+        );
+    await orderFor(h, "WARN-1", { profile: "Acme US", ...units(3) });
+    await orderFor(h, "WARN-2", { profile: "Acme US", ...units(1) });
+    const [first, second] = [await shown("WARN-1"), await shown("WARN-2")];
+    await h.fake.waitFor(() => (lines(first).length === 1 && lines(second).length === 1) || undefined, {
+      what: "a line in each order's thread",
+    });
+    expect(lines(first)[0]?.text).toContain(
+      "has spent €3,000.00 this month, over its monthly budget of €2,000.00. It was placed anyway",
+    );
+    // Every budget alert done: what the admins were told is all they will be.
+    await until(
+      async () =>
+        (
+          await h.store.query(
+            `SELECT count(*)::int AS n FROM ${h.jobs.schema}.job
+              WHERE name = 'budget-alert' AND state NOT IN ('completed', 'failed', 'cancelled')`,
+          )
+        ).rows[0]?.n,
+      (n) => n === 0,
+      "the budget alerts sent",
+    );
+    const alerts = h.fake.topLevel(ADMIN).filter((m) => m.text.includes("Acme US"));
+    expect(alerts.map((m) => m.text.includes("Order placed over budget"))).toEqual([true]);
+    expect(alerts[0]?.text).toContain('took "Acme US" to €3,000.00');
+    expect(lines(first)).toHaveLength(1);
+    expect(lines(second)).toHaveLength(1);
   });
 
   it("shows an admin the month's spend against the budget in App Home", async () => {
@@ -131,42 +187,50 @@ describe("budgets over http", () => {
   });
 });
 
-describe("20 modal submissions at once against a budget that fits 5", () => {
-  let supplier: StubSupplier;
-  let h: Harness;
+describe.each(TRANSPORTS)(
+  "20 modal submissions at once over %s against a budget that fits 5",
+  (transport) => {
+    let supplier: StubSupplier;
+    let h: Harness;
 
-  beforeAll(async () => {
-    supplier = await startStubSupplier(Array.from({ length: 30 }, () => success()));
-    h = await startHarness({ supplierUrl: supplier.baseUrl, apiKey: TEST_KEY, config: budgetConfig("5000") });
-  });
+    beforeAll(async () => {
+      supplier = await startStubSupplier(Array.from({ length: 30 }, () => success()));
+      h = await startHarness({
+        transport,
+        supplierUrl: supplier.baseUrl,
+        apiKey: TEST_KEY,
+        config: budgetConfig("5000"),
+      });
+    });
 
-  afterAll(async () => {
-    await h?.close();
-    await supplier?.close();
-  });
+    afterAll(async () => {
+      await h?.close();
+      await supplier?.close();
+    });
 
-  it("accepts exactly 5 and refuses 15 inline", async () => {
-    const views = await Promise.all(
-      Array.from({ length: 20 }, async (_, i) => {
-        const ticket = `RACE-${i + 1}`;
-        const { triggerId } = await h.agent.runCommand({
-          channel: HELPDESK,
-          command: "/order",
-          text: ticket,
-        });
-        return { ticket, view: await h.agent.openedModal(triggerId) };
-      }),
-    );
-    const results = await Promise.all(
-      views.map(({ ticket, view }) =>
-        h.agent.submit(view.id, { ...VALID_FORM, ticket, profile: "Acme EU", ...units(1) }),
-      ),
-    );
-    const outcomes = results.map((r) => r.outcome.outcome).sort();
-    expect(outcomes).toEqual([...Array(5).fill("closed"), ...Array(15).fill("errors")].sort());
-    const { rows } = await h.store.query(
-      "SELECT count(*)::int AS n FROM orders WHERE customer_reference LIKE 'RACE-%'",
-    );
-    expect(rows[0]?.n).toBe(5);
-  });
-});
+    it("accepts exactly 5 and refuses 15 inline", async () => {
+      const views = await Promise.all(
+        Array.from({ length: 20 }, async (_, i) => {
+          const ticket = `RACE-${i + 1}`;
+          const { triggerId } = await h.agent.runCommand({
+            channel: HELPDESK,
+            command: "/order",
+            text: ticket,
+          });
+          return { ticket, view: await h.agent.openedModal(triggerId) };
+        }),
+      );
+      const results = await Promise.all(
+        views.map(({ ticket, view }) =>
+          h.agent.submit(view.id, { ...VALID_FORM, ticket, profile: "Acme EU", ...units(1) }),
+        ),
+      );
+      const outcomes = results.map((r) => r.outcome.outcome).sort();
+      expect(outcomes).toEqual([...Array(5).fill("closed"), ...Array(15).fill("errors")].sort());
+      const { rows } = await h.store.query(
+        "SELECT count(*)::int AS n FROM orders WHERE customer_reference LIKE 'RACE-%'",
+      );
+      expect(rows[0]?.n).toBe(5);
+    });
+  },
+);
