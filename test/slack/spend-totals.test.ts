@@ -1,8 +1,8 @@
 /**
  * Prices over the real wire, once per transport: the modal's total follows the lines as items are chosen and
  * quantities typed (block actions → views.update), the accepted order keeps its exact total, and its message,
- * App Home, `/order status` and the approver's DM show it; an item limited to other countries is refused under its
- * line.
+ * App Home, `/order status` and the approver's DM show it; an item limited to other countries is flagged under its
+ * line as it is chosen (and as the country changes) and refused there at submission; the bundle menu shows prices.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateTestKey } from "../../src/sandbox/keys.ts";
@@ -44,6 +44,14 @@ function totalText(blocks: unknown): string | undefined {
     (b) => b.block_id === "lines_total",
   );
   return block?.elements?.[0]?.text;
+}
+
+/** The hint under the first line's item: where the form says the item does not ship to the chosen country. */
+function itemHint(blocks: unknown): string | undefined {
+  const block = (blocks as { block_id?: string; hint?: { text?: string } }[]).find(
+    (b) => b.block_id === "line_0_item",
+  );
+  return block?.hint?.text;
 }
 
 describe.each(TRANSPORTS)("over %s", (transport) => {
@@ -185,6 +193,53 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
         'Monitor 27" 4K USB-C (MON-27-4K) is not shipped to Netherlands: it ships only to United States (US) or Canada (CA).',
     });
     expect(await getOrderByIdempotencyKey(h.store, `view:${view.id}`)).toBeNull();
+  });
+
+  it("says under the line, while choosing, that an item does not ship to the chosen country; a new country clears it", async () => {
+    const view = await openModal("SPEND-4");
+    const monitor = { value: "MON-27-4K", text: 'Monitor 27" 4K USB-C (MON-27-4K)' };
+    h.agent.fill(view.id, { country: VALID_FORM.country, line_0_item: monitor });
+    const chosen = await dispatch(
+      view.id,
+      {
+        type: "external_select",
+        action_id: "line_item",
+        block_id: "line_0_item",
+        selected_option: { text: { type: "plain_text", text: monitor.text }, value: monitor.value },
+      },
+      "the form after choosing the monitor",
+    );
+    expect(itemHint(chosen.definition.blocks)).toBe(
+      '⚠️ Monitor 27" 4K USB-C (MON-27-4K) is not shipped to Netherlands: it ships only to United States (US) or Canada (CA).',
+    );
+    h.agent.fill(view.id, { country: { value: "US", text: "United States (US)" } });
+    const moved = await dispatch(
+      view.id,
+      {
+        type: "external_select",
+        action_id: "country",
+        block_id: "country",
+        selected_option: { text: { type: "plain_text", text: "United States (US)" }, value: "US" },
+      },
+      "the form after choosing the United States",
+    );
+    expect(itemHint(moved.definition.blocks)).toBeUndefined();
+    expect(totalText(moved.definition.blocks)).toBe("*Total: €429.90*");
+  });
+
+  it("shows each bundle's price in the bundle menu", async () => {
+    const view = await openModal("SPEND-5");
+    const actions = (view.definition.blocks as { block_id?: string; elements?: unknown[] }[]).find(
+      (b) => b.block_id === "line_actions",
+    );
+    const menu = actions?.elements?.find((e) => (e as { action_id?: string }).action_id === "add_bundle") as {
+      options: { text: { text: string }; description?: { text: string } }[];
+    };
+    expect(menu.options.map((o) => [o.text.text, o.description?.text])).toEqual([
+      // 2,149 + 429.90 + four items at 10.
+      ["Remote starter kit", "€2,618.90 · Everything a new remote hire needs on day one."],
+      ["Desk refresh", "€869.80"],
+    ]);
   });
 
   it("shows the approver each line's price and the order's total", async () => {

@@ -5,9 +5,11 @@
  */
 import type { types } from "@slack/bolt";
 import type { Customer } from "../../config/catalog.ts";
+import { shipsToProblem } from "../../orders/check.ts";
+import { formatMoney } from "../../orders/currency.ts";
 import type { OrderDraft } from "../../orders/draft.ts";
 import type { FieldErrors } from "../../orders/fields.ts";
-import { priceDraftLines } from "../../orders/pricing.ts";
+import { bundlePrice, priceDraftLines } from "../../orders/pricing.ts";
 import { ACTION, BLOCK, LINE_BLOCK } from "./ids.ts";
 import { hint } from "./modal-inputs.ts";
 import { draftTotalText } from "./money.ts";
@@ -26,6 +28,17 @@ export function itemOption(customer: Customer, itemNumber: string): Option {
   return { text: plain(label, 75), value: truncate(itemNumber, 150) };
 }
 
+/** Items limited to some countries: choosing an item or the country rebuilds the form, to say so under the line. */
+export function hasCountryLimits(customer: Customer): boolean {
+  return customer.config.catalog.some((item) => item.countries !== undefined);
+}
+
+/** Under a line whose item does not ship to the chosen country: the words submitting would refuse it with. */
+function shipsToNote(customer: Customer, itemNumber: string, country: string): string | undefined {
+  const item = itemNumber ? customer.item(itemNumber) : undefined;
+  return (item && shipsToProblem(item, country)) ?? undefined;
+}
+
 export function lineBlocks(
   customer: Customer,
   draft: OrderDraft,
@@ -33,16 +46,19 @@ export function lineBlocks(
   errors: FieldErrors | undefined,
 ): KnownBlock[] {
   const blocks: KnownBlock[] = [];
-  // With prices, choosing an item or typing a quantity tells us, and the total under the lines follows it.
+  // With prices, choosing an item or typing a quantity tells us, and the total under the lines follows it; with
+  // items limited to some countries, choosing an item tells us too.
   const priced = customer.config.currency !== undefined;
+  const limited = hasCountryLimits(customer);
   keys.forEach((key, i) => {
     const line = draft.lines[i] ?? { itemNumber: "", quantity: "1", comment: "" };
     const n = i + 1;
+    const note = shipsToNote(customer, line.itemNumber, draft.country);
     blocks.push({
       type: "input",
       block_id: LINE_BLOCK.item(key),
       label: plain(keys.length > 1 ? `Item ${n}` : "Item"),
-      ...(priced ? { dispatch_action: true } : {}),
+      ...(priced || limited ? { dispatch_action: true } : {}),
       element: {
         type: "external_select",
         action_id: ACTION.lineItem,
@@ -50,7 +66,7 @@ export function lineBlocks(
         placeholder: plain("Search the catalog: laptop, monitor…", 150),
         ...(line.itemNumber ? { initial_option: itemOption(customer, line.itemNumber) } : {}),
       },
-      ...hint(errors, `lines.${i}.itemNumber`),
+      ...hint(errors, `lines.${i}.itemNumber`, note && `⚠️ ${note}`),
     } as KnownBlock);
     blocks.push({
       type: "input",
@@ -109,15 +125,22 @@ export function lineActions(
   }
   const bundles = customer.config.bundles.slice(0, 100);
   if (bundles.length > 0 && keys.length < MAX_MODAL_LINES) {
+    const { currency, locale } = customer.config;
     elements.push({
       type: "static_select",
       action_id: ACTION.addBundle,
       placeholder: plain("Add bundle…", 150),
-      options: bundles.map((b, i) => ({
-        text: plain(b.name, 75),
-        value: String(i),
-        ...(b.description ? { description: plain(b.description, 75) } : {}),
-      })),
+      options: bundles.map((b, i) => {
+        // With prices, the bundle's (the sum of its lines) leads its description, which is cut to fit.
+        const price = bundlePrice(b, customer);
+        const amount = price && currency ? formatMoney(price, currency, locale) : null;
+        const description = [amount, b.description].filter(Boolean).join(" · ");
+        return {
+          text: plain(b.name, 75),
+          value: String(i),
+          ...(description ? { description: plain(description, 75) } : {}),
+        };
+      }),
     });
   }
   if (elements.length === 0) return null;

@@ -14,7 +14,13 @@ import { encodeMetadata, type ModalMetadata } from "../metadata.ts";
 import { ACTION, CALLBACK, FIELD_BLOCK } from "./ids.ts";
 import { header, hint, textInput } from "./modal-inputs.ts";
 import { neededByBlocks } from "./modal-needed-by.ts";
-import { lineActions, lineBlocks, linesTotal, MAX_MODAL_LINES } from "./order-modal-lines.ts";
+import {
+  hasCountryLimits,
+  lineActions,
+  lineBlocks,
+  linesTotal,
+  MAX_MODAL_LINES,
+} from "./order-modal-lines.ts";
 import { mrkdwn, plain } from "./text.ts";
 
 type KnownBlock = types.KnownBlock;
@@ -228,6 +234,8 @@ export function buildOrderModal(input: OrderModalInput): ModalView {
     type: "input",
     block_id: FIELD_BLOCK.country,
     label: plain("Country"),
+    // Items limited to some countries: a new country rebuilds the form, which says under each line if it ships.
+    ...(hasCountryLimits(customer) ? { dispatch_action: true } : {}),
     element: {
       type: "external_select",
       action_id: ACTION.country,

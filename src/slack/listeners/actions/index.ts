@@ -33,6 +33,7 @@ export function register(app: App, ctx: SlackContext): void {
     [ACTION.addBundle, addBundle(ctx) as ActionHandler],
     [ACTION.lineItem, updateTotal(ctx)],
     [ACTION.lineQuantity, updateTotal(ctx)],
+    [ACTION.country, updateTotal(ctx)],
     [ACTION.fixAndResubmit, fixAndResubmit(ctx) as ActionHandler],
     [ACTION.homePlaceOrder, homePlaceOrder(ctx)],
     [ACTION.approveOrder, approveOrder(ctx) as ActionHandler],
