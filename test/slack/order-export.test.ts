@@ -221,6 +221,11 @@ describe("/order export", () => {
       "needed_by",
       "expected_delivery",
       "late_days",
+      // The example customer file has prices: the money columns follow.
+      "unit_prices",
+      "line_totals",
+      "order_total",
+      "currency",
     ]);
     expect(rows.map((r) => r[0])).toEqual(["HD-1-1", "HD-2-1"]);
     expect(rows[0]).toEqual([
@@ -237,6 +242,11 @@ describe("/order export", () => {
       "2026-10-01T00:05:00.000Z",
       "2026-10-03T09:00:00.000Z",
       "DHL 00340434; UPS 1Z999",
+      "",
+      "",
+      "",
+      // Stored without prices (seeded as if accepted before the file had them): no amounts.
+      "",
       "",
       "",
       "",

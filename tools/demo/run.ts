@@ -54,47 +54,19 @@ const ADMIN = "C0ITADMIN";
 /** The onboarding order, whose delivery estimate the sandbox makes slip and recover. */
 const ONBOARDING_TICKET = "ONB-7";
 
-/** The demo's agreed prices in EUR (docs/configuration.md, Prices): its orders show their totals. */
-const DEMO_PRICES: Record<string, string> = {
-  "LAP-14-PRO": "2149.00",
-  "LAP-13-AIR": "1249.00",
-  "MON-27-4K": "429.90",
-  "DOCK-USBC": "189.00",
-  "KB-WL-US": "59.90",
-  "MOUSE-WL": "34.50",
-  "HS-ANC": "179.00",
-  "PHONE-STD": "649.00",
-};
-
-/** The example file with `currency: EUR` and a price under each catalog item's keywords. */
-function withPrices(example: string): string {
-  let out = example.replace(/^catalog:\n/m, "currency: EUR\n\ncatalog:\n");
-  for (const [itemNumber, price] of Object.entries(DEMO_PRICES)) {
-    const item = new RegExp(`(  - itemNumber: ${itemNumber}\n(?:    .*\n)*?    keywords: .*\n)`);
-    const next = out.replace(item, `$1    price: ${price}\n`);
-    if (next === out)
-      throw new Error(`the example customer file has no catalog item ${itemNumber} with keywords`);
-    out = next;
-  }
-  return out;
-}
-
 /**
- * The example customer file, with prices, a monthly budget for "Acme EU" (that warns past it) and an approval rule
- * by amount: an order over €3,500 needs mark's yes (the demo's shortcut order, six phones, is one; the starter kit
- * is not). Written next to the demo's database.
+ * The example customer file (its prices and "Acme EU"'s monthly budget included) with an approval rule by amount:
+ * an order over €3,500 needs mark's yes (the demo's shortcut order, six phones, is one; the starter kit is not).
+ * Written next to the demo's database.
  */
 async function demoCustomerConfig(dir: string): Promise<string> {
-  const example = withPrices(await readFile(EXAMPLE_CUSTOMER_CONFIG, "utf8"));
+  const example = await readFile(EXAMPLE_CUSTOMER_CONFIG, "utf8");
   const approval = [
     "    allowWorkflows: true",
     "    approval:",
     `      approvers: [${MANAGER}]`,
     "      when:",
     "        - orderTotalOver: 3500",
-    "    budget:",
-    "      monthly: 20000",
-    "      onExceed: warn",
     "",
   ].join("\n");
   const withApproval = example.replace("    allowWorkflows: true\n", approval);
