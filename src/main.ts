@@ -26,6 +26,7 @@ import { workPlacement } from "./orders/placement-queues.ts";
 import type { AdminAlert } from "./orders/ports.ts";
 import { showOrder } from "./orders/show-order.ts";
 import { ChannelPacer } from "./orders/updates/pacer.ts";
+import { tellPlacedAtRisk } from "./orders/updates/placed-at-risk.ts";
 import { workPostUpdates } from "./orders/updates/post-update.ts";
 import { updatesFor } from "./orders/updates/verbosity.ts";
 import { watchdogRulesOf } from "./orders/watchdog/decide.ts";
@@ -240,7 +241,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       logger,
       onPlaced: async (order) => {
         if (order.correlationId) await attachOrphanEvents(orphanDeps, order.id, order.correlationId);
-        await watchdog.arm(order);
+        await Promise.all([watchdog.arm(order), tellPlacedAtRisk({ store, jobs }, order)]);
       },
     });
     // Orders from a Workflow Builder step complete (or fail) their step when placement ends.
@@ -324,9 +325,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     const readiness = createReadiness({
       checks: {
         store: storeCheck(store),
-        queue: async () => {
-          await jobs.stats();
-        },
+        queue: () => jobs.stats().then(() => {}),
         supplierKey: supplierKeyCheck(apiKeys.provider, secretIds),
         // Socket Mode: Slack's requests reach this process only while a connection is open.
         ...(config.slack.mode === "socket" ? { slack: socketCheck(slack) } : {}),

@@ -1,7 +1,8 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from "@slack/bolt";
 import type { LateWarning } from "../../../orders/dates/late-warning.ts";
 import { OrderError } from "../../../orders/errors.ts";
-import { resubmitOrder, submitOrder } from "../../../orders/submit.ts";
+import { resubmitOrder } from "../../../orders/resubmit.ts";
+import { submitOrder } from "../../../orders/submit.ts";
 import { FIELD_BLOCK } from "../../blocks/ids.ts";
 import { buildNoticeModal } from "../../blocks/order-modal.ts";
 import { errorsForBlocks } from "../../blocks/order-modal-errors.ts";
