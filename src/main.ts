@@ -16,7 +16,7 @@ import { createJobs, type Jobs } from "./jobs/index.ts";
 import { createLogger } from "./log.ts";
 import { createMetrics, type Metrics, placementMetrics } from "./metrics.ts";
 import { registerBudgetMetrics } from "./metrics-budgets.ts";
-import { countDateNotice } from "./metrics-dates.ts";
+import { countDateNotice, countDelivery } from "./metrics-dates.ts";
 import { workApprovals } from "./orders/approvals/jobs.ts";
 import { workBudgetAlerts } from "./orders/budget/alert-job.ts";
 import { spendThisMonth } from "./orders/budget/spend.ts";
@@ -284,6 +284,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       metrics,
       ...(customer.config.timeZone && { timeZone: customer.config.timeZone }),
       onDateNotice: (order, notice) => countDateNotice(metrics.dates, order, notice),
+      onDelivered: (order) => countDelivery(metrics.dates, order),
       // App Home follows the order's latest supplier event (debounced per user; failures only logged).
       onOrderChanged: (order) => slack.home.orderChanged(order),
       afterEvents: (orderId, newestEventId) => checkAfterEvents(jobs, orderId, newestEventId),

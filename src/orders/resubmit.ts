@@ -13,6 +13,7 @@ import { checkOrderRequest } from "../supplier/rules.ts";
 import { approvalForResubmission } from "./approvals/request.ts";
 import { budgetGate, recordSpend } from "./budget/reserve.ts";
 import { checkDraft } from "./check.ts";
+import { type LateWarning, lateWarning } from "./dates/late-warning.ts";
 import { newOrderDates, storedDates } from "./dates/order-dates.ts";
 import type { OrderDraft } from "./draft.ts";
 import { nextEdn } from "./edn.ts";
@@ -22,11 +23,11 @@ import { type FieldErrors, fieldErrorsFromDetails } from "./fields.ts";
 import { canResubmit, type Order } from "./model/order.ts";
 import { priceOrder, storedPricing } from "./pricing.ts";
 import { draftToRequest } from "./request.ts";
-import { authorize, type SubmitDeps } from "./submit.ts";
+import { authorize, type OrderOrigin, type SubmitDeps } from "./submit.ts";
 
 export type ResubmitResult =
   | { status: "queued"; order: Order }
-  | { status: "invalid"; draft: OrderDraft; errors: FieldErrors }
+  | { status: "invalid"; draft: OrderDraft; errors: FieldErrors; lateWarning?: LateWarning }
   | { status: "forbidden"; message: string };
 
 /**
@@ -40,6 +41,8 @@ export async function resubmitOrder(
   draft: OrderDraft,
   /** Who resubmits: must be allowed to order with the order's profile; recorded as `resubmittedBy`. */
   resubmittedBy: string,
+  /** The form warns, as for a new order, when the corrected order would arrive after its needed-by date. */
+  warning: OrderOrigin["lateWarning"] = undefined,
 ): Promise<ResubmitResult> {
   const now = deps.now ?? (() => new Date());
   const stored = await getOrder(deps.store, orderId);
@@ -50,6 +53,10 @@ export async function resubmitOrder(
   const forbidden = await authorize(deps, checked.profile, resubmittedBy);
   if (forbidden) return forbidden;
   const { profile, draft: clean } = checked;
+  const late = warning && lateWarning(deps.customer.config, clean.neededBy, checked.request, now());
+  if (late && late.key !== warning?.acknowledged) {
+    return { status: "invalid", draft: clean, errors: { neededBy: [late.text] }, lateWarning: late };
+  }
   const logger = deps.logger ?? pino({ level: "silent" });
   const pricing = storedPricing(priceOrder(checked.request.orderLines, deps.customer));
   return deps.store.transaction(async (tx): Promise<ResubmitResult> => {

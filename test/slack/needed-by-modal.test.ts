@@ -11,7 +11,7 @@ import { tellPlacedAtRisk } from "../../src/orders/updates/placed-at-risk.ts";
 import { EXPRESS_BLOCK, FIELD_BLOCK } from "../../src/slack/blocks/ids.ts";
 import { listNotices } from "../../src/store/repositories/order-risk.ts";
 import { TEST_KEY } from "../supplier/support/fixtures.ts";
-import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
+import { failure, type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
 import {
   AGENT,
   exampleConfig,
@@ -37,9 +37,14 @@ type Block = { block_id?: string; hint?: { text: string }; element?: { type?: st
 describe.each(TRANSPORTS)("the needed-by date in the order modal over %s", (transport) => {
   let supplier: StubSupplier;
   let h: Harness;
+  let now = NOW;
 
   beforeAll(async () => {
-    supplier = await startStubSupplier([success(), success(), success()]);
+    // ONB-1 and ONB-2 placed; ONB-4 refused, then placed once fixed.
+    const refused = failure(422, "VALIDATION_FAILED", "One or more validation errors occurred.", {
+      "Shipping.Contact.PhoneNumber": ["'Shipping.Contact.PhoneNumber' is not reachable by the carrier."],
+    });
+    supplier = await startStubSupplier([success(), success(), refused, success()]);
     const config = exampleConfig();
     config.leadTimes = { default: 5, countries: { NL: 7 }, items: {} };
     config.expressOrderType = { type: "Express", leadTimeDays: 2 };
@@ -48,7 +53,7 @@ describe.each(TRANSPORTS)("the needed-by date in the order modal over %s", (tran
       supplierUrl: supplier.baseUrl,
       apiKey: TEST_KEY,
       config,
-      now: () => NOW,
+      now: () => now,
       workPostUpdates: true,
     });
   });
@@ -168,5 +173,62 @@ describe.each(TRANSPORTS)("the needed-by date in the order modal over %s", (tran
       "SELECT count(*)::int AS n FROM orders WHERE customer_reference = 'ONB-3'",
     );
     expect(none.rows[0]?.n).toBe(0);
+  });
+
+  it("Fix and resubmit recomputes the needed-by date and the expected delivery, and warns again", async () => {
+    const view = await openForm("ONB-4");
+    expect((await h.agent.submit(view.id, form("ONB-4", "2026-12-14"))).outcome.outcome).toBe("closed");
+    const rejected = await h.waitForOrder(
+      (o) => o.customerReference === "ONB-4" && o.status === "failed" && o.slackMessageTs !== null,
+      "ONB-4 refused",
+    );
+    expect(rejected).toMatchObject({
+      neededBy: "2026-12-14",
+      expectedDelivery: "2026-12-09",
+      atRiskSince: null,
+    });
+    const message = await h.fake.waitFor(() => {
+      const m = h.fake.message(HELPDESK, rejected.slackMessageTs!);
+      return m && JSON.stringify(m.versions.at(-1)?.blocks).includes("Fix and resubmit") ? m : undefined;
+    });
+
+    // Fixed a day later: 7 business days from Tue 1 Dec is Thu 10 Dec, after the new needed-by date.
+    now = new Date("2026-12-01T10:00:00Z");
+    try {
+      const click = await h.agent.clickInMessage({
+        channel: HELPDESK,
+        ts: message.ts,
+        actionId: "fix_and_resubmit",
+      });
+      const fix = await h.agent.openedModal(click.triggerId);
+      const fixed = { phone: "+31 6 1234 5678", [FIELD_BLOCK.neededBy]: "2026-12-09" };
+      const warned = await h.agent.submit(fix.id, fixed);
+      expect(warned.outcome.outcome).toBe("updated");
+      const blocks = (h.fake.view(fix.id)?.definition.blocks ?? []) as Block[];
+      expect(blocks.find((b) => b.block_id === FIELD_BLOCK.neededBy)?.hint?.text).toContain(
+        "expected Thu 10 Dec, after the needed-by date",
+      );
+      expect((await h.order(rejected.id)).status).toBe("failed");
+
+      expect((await h.agent.submit(fix.id, fixed)).outcome.outcome).toBe("closed");
+      const placed = await h.waitForOrder(
+        (o) => o.id === rejected.id && o.correlationId !== null,
+        "ONB-4 placed after the fix",
+      );
+      expect(placed).toMatchObject({
+        neededBy: "2026-12-09",
+        expectedDelivery: "2026-12-10",
+        expectedDeliverySource: "lead_time",
+      });
+      expect(placed.atRiskSince).toEqual(now);
+      await until(() => atRiskTold(placed.id), "the resubmitted order's at-risk notice");
+      const replies = h.fake
+        .thread(HELPDESK, rejected.slackMessageTs!)
+        .filter((m) => m.text.includes("At risk"))
+        .map((m) => m.text);
+      expect(replies).toEqual([expect.stringContaining("At risk: expected Thu 10 Dec, needed by Wed 9 Dec")]);
+    } finally {
+      now = NOW;
+    }
   });
 });

@@ -84,9 +84,10 @@ export async function recordRiskChange(
   });
 }
 
-export async function applyDates(tx: Queryable, orderId: string, seen: DatesSeen): Promise<void> {
+/** Applies `seen`; returns the order when this made it delivered (once per order), null otherwise. */
+export async function applyDates(tx: Queryable, orderId: string, seen: DatesSeen): Promise<Order | null> {
   let order = await getOrderForUpdate(tx, orderId);
-  if (!order) return;
+  if (!order) return null;
   const estimate = seen.estimate ?? null;
   if (estimate !== null && !order.deliveredOn && estimate !== order.expectedDelivery) {
     const change = riskChange(Boolean(order.atRiskSince), estimate, order.neededBy);
@@ -115,5 +116,7 @@ export async function applyDates(tx: Queryable, orderId: string, seen: DatesSeen
       });
     }
     if (delivered && order.atRiskSince) await resolveAtRisk(tx, orderId, "delivered");
+    return delivered;
   }
+  return null;
 }

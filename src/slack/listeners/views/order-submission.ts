@@ -62,7 +62,7 @@ export function orderSubmission(ctx: SlackContext) {
 
     try {
       const result = meta.o
-        ? await resubmitOrder(ctx.orders, meta.o, form.draft, userId)
+        ? await resubmitOrder(ctx.orders, meta.o, form.draft, userId, { acknowledged: meta.rw })
         : await submitOrder(ctx.orders, form.draft, {
             source: meta.src === "shortcut" ? "shortcut" : "command",
             requestedBy: userId,
