@@ -16,7 +16,7 @@ import { createJobs, type Jobs } from "./jobs/index.ts";
 import { createLogger } from "./log.ts";
 import { createMetrics, type Metrics, placementMetrics } from "./metrics.ts";
 import { registerBudgetMetrics } from "./metrics-budgets.ts";
-import { countDateNotice } from "./metrics-dates.ts";
+import { countDateNotice, countDelivery } from "./metrics-dates.ts";
 import { workApprovals } from "./orders/approvals/jobs.ts";
 import { workBudgetAlerts } from "./orders/budget/alert-job.ts";
 import { spendThisMonth } from "./orders/budget/spend.ts";
@@ -26,6 +26,7 @@ import { workPlacement } from "./orders/placement-queues.ts";
 import type { AdminAlert } from "./orders/ports.ts";
 import { showOrder } from "./orders/show-order.ts";
 import { ChannelPacer } from "./orders/updates/pacer.ts";
+import { tellPlacedAtRisk } from "./orders/updates/placed-at-risk.ts";
 import { workPostUpdates } from "./orders/updates/post-update.ts";
 import { updatesFor } from "./orders/updates/verbosity.ts";
 import { watchdogRulesOf } from "./orders/watchdog/decide.ts";
@@ -240,7 +241,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       logger,
       onPlaced: async (order) => {
         if (order.correlationId) await attachOrphanEvents(orphanDeps, order.id, order.correlationId);
-        await watchdog.arm(order);
+        await Promise.all([watchdog.arm(order), tellPlacedAtRisk({ store, jobs }, order)]);
       },
     });
     // Orders from a Workflow Builder step complete (or fail) their step when placement ends.
@@ -283,6 +284,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       metrics,
       ...(customer.config.timeZone && { timeZone: customer.config.timeZone }),
       onDateNotice: (order, notice) => countDateNotice(metrics.dates, order, notice),
+      onDelivered: (order) => countDelivery(metrics.dates, order),
       // App Home follows the order's latest supplier event (debounced per user; failures only logged).
       onOrderChanged: (order) => slack.home.orderChanged(order),
       afterEvents: (orderId, newestEventId) => checkAfterEvents(jobs, orderId, newestEventId),
@@ -324,9 +326,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     const readiness = createReadiness({
       checks: {
         store: storeCheck(store),
-        queue: async () => {
-          await jobs.stats();
-        },
+        queue: () => jobs.stats().then(() => {}),
         supplierKey: supplierKeyCheck(apiKeys.provider, secretIds),
         // Socket Mode: Slack's requests reach this process only while a connection is open.
         ...(config.slack.mode === "socket" ? { slack: socketCheck(slack) } : {}),

@@ -15,16 +15,13 @@ import type { Queryable, Store } from "../store/db.ts";
 import { markAtRiskFromStart } from "../store/repositories/order-risk.ts";
 import {
   findOrdersByExternalDocumentNumber,
-  getOrder,
   getOrderByIdempotencyKey,
-  getOrderForUpdate,
   insertOrder,
   insertOrderIfNumberFree,
-  resetForResubmit,
 } from "../store/repositories/orders.ts";
 import { checkOrderRequest } from "../supplier/rules.ts";
 import type { CreateOrderRequest } from "../supplier/schema.ts";
-import { approvalForResubmission, approvalRequestFor, requestApproval } from "./approvals/request.ts";
+import { approvalRequestFor, requestApproval } from "./approvals/request.ts";
 import { type MatchedRule, matchApprovalRule } from "./approvals/rules.ts";
 import type { Authorizer } from "./authorization.ts";
 import { budgetGate, recordSpend } from "./budget/reserve.ts";
@@ -33,10 +30,9 @@ import { type LateWarning, lateWarning } from "./dates/late-warning.ts";
 import { newOrderDates, storedDates } from "./dates/order-dates.ts";
 import type { OrderDraft } from "./draft.ts";
 import { nextEdn } from "./edn.ts";
-import { ednTaken, ednTakenErrors, isUniqueViolation, MAX_TAKEN_NUMBERS } from "./edn-taken.ts";
-import { OrderNotFoundError, OrderNotResubmittableError } from "./errors.ts";
+import { ednTakenErrors, isUniqueViolation, MAX_TAKEN_NUMBERS } from "./edn-taken.ts";
 import { type FieldErrors, fieldErrorsFromDetails } from "./fields.ts";
-import { canResubmit, type NewOrder, type Order, type OrderSource } from "./model/order.ts";
+import type { NewOrder, Order, OrderSource } from "./model/order.ts";
 import { type OrderPricing, priceOrder, storedPricing } from "./pricing.ts";
 import { draftToRequest } from "./request.ts";
 
@@ -93,7 +89,7 @@ function profileProblem(customer: Customer, draft: OrderDraft, channelId: string
   };
 }
 
-async function authorize(
+export async function authorize(
   deps: SubmitDeps,
   profile: Profile,
   userId: string,
@@ -311,90 +307,4 @@ class AlreadySubmitted extends Error {
   constructor(readonly order: Order) {
     super("this submission was stored before");
   }
-}
-
-export type ResubmitResult =
-  | { status: "queued"; order: Order }
-  | { status: "invalid"; draft: OrderDraft; errors: FieldErrors }
-  | { status: "forbidden"; message: string };
-
-/**
- * "Fix and resubmit": the corrected draft replaces the rejected request of the same order (same message, same
- * thread) and placement is enqueued again. The order keeps its document number unless the supplier said it is
- * taken (DUPLICATE_ORDER) or the agent typed another one.
- */
-export async function resubmitOrder(
-  deps: SubmitDeps,
-  orderId: string,
-  draft: OrderDraft,
-  /** Who resubmits: must be allowed to order with the order's profile; recorded as `resubmittedBy`. */
-  resubmittedBy: string,
-): Promise<ResubmitResult> {
-  const now = deps.now ?? (() => new Date());
-  const stored = await getOrder(deps.store, orderId);
-  if (!stored) throw new OrderNotFoundError(orderId);
-  // The profile is part of the order's identity (its document number is unique per profile): it stays.
-  const checked = checkDraft({ ...draft, profile: stored.profile }, deps.customer, { now: now() });
-  if (!checked.ok) return { status: "invalid", draft: checked.draft, errors: checked.errors };
-  const forbidden = await authorize(deps, checked.profile, resubmittedBy);
-  if (forbidden) return forbidden;
-  const { profile, draft: clean } = checked;
-  const logger = deps.logger ?? pino({ level: "silent" });
-  const pricing = storedPricing(priceOrder(checked.request.orderLines, deps.customer));
-  return deps.store.transaction(async (tx): Promise<ResubmitResult> => {
-    // The budget's lock first, as for a new order: a resubmitted order counts again in this month once accepted.
-    const gate = await budgetGate(tx, deps.customer.config, profile, pricing?.total, now());
-    if (gate.refused) return { status: "invalid", draft: clean, errors: gate.refused };
-    const order = await getOrderForUpdate(tx, orderId);
-    if (!order) throw new OrderNotFoundError(orderId);
-    if (!canResubmit(order)) {
-      throw new OrderNotResubmittableError(orderId, order.status);
-    }
-    let edn = clean.externalDocumentNumber;
-    if (edn !== "") {
-      if (await ednTaken(tx, profile.name, edn, order.id)) {
-        return { status: "invalid", draft: clean, errors: ednTakenErrors(edn) };
-      }
-    } else if (order.failure?.reason === "duplicate_number") {
-      edn = await nextEdn(tx, deps.customer.config.externalDocumentNumber.pattern, {
-        ticket: clean.ticket,
-        profile: profile.name,
-        now: now(),
-      });
-    } else {
-      edn = order.externalDocumentNumber;
-    }
-    const final = checkOrderRequest(
-      draftToRequest(clean, profile, edn, deps.customer.config.expressOrderType?.type),
-    );
-    if (!final.ok) return { status: "invalid", draft: clean, errors: fieldErrorsFromDetails(final.details) };
-    const reset = await resetForResubmit(tx, order.id, {
-      resubmittedBy,
-      request: final.value,
-      draft: clean,
-      externalDocumentNumber: edn,
-      pricing: storedPricing(priceOrder(final.value.orderLines, deps.customer)),
-    });
-    if (!reset) throw new OrderNotResubmittableError(orderId, order.status);
-    await recordSpend(tx, deps.jobs, reset, deps.customer.config, gate.decision, now());
-    // The corrected order meets the approval rules again (a rejected one is asked for again if it still needs it).
-    const asked = await approvalForResubmission(tx, deps, reset, profile, now(), gate);
-    if (asked) return { status: "queued", order: asked };
-    const data: PlaceOrderJobData = { orderId: order.id };
-    // A new job id per resubmission (the previous job may still be listed as completed or failed).
-    await deps.jobs.send(QUEUES.placeOrder, data, {
-      id: jobId(QUEUES.placeOrder, order.id, reset.statusAt.toISOString()),
-      tx,
-    });
-    logger.info(
-      {
-        orderId: order.id,
-        requestedBy: order.requestedBy,
-        resubmittedBy,
-        byRequester: resubmittedBy === order.requestedBy,
-      },
-      "order resubmitted",
-    );
-    return { status: "queued", order: reset };
-  });
 }

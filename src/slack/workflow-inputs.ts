@@ -185,6 +185,13 @@ export function draftFromWorkflowInputs(inputs: WorkflowInputs, customer: Custom
     problems.push(`${WORKFLOW_INPUT_TITLES.delivery_at} (delivery_at): type exactly Office or Home.`);
   }
 
+  // A value of another kind (a list, an object, true) would otherwise be read as no date at all: the order placed
+  // without the date the workflow meant to give.
+  const neededBy = inputs.needed_by;
+  if (neededBy != null && typeof neededBy !== "string" && typeof neededBy !== "number") {
+    problems.push(`${WORKFLOW_INPUT_TITLES.needed_by} (needed_by): give one date, written YYYY-MM-DD.`);
+  }
+
   const items = parseItems(str(inputs.items), customer);
   for (const p of items.problems) problems.push(`${WORKFLOW_INPUT_TITLES.items} (items): ${p}`);
   const draft: OrderDraft = {

@@ -16,6 +16,29 @@ function runDemo(args: string[]): Promise<{ code: number | null; stdout: string;
   });
 }
 
+const DAY = String.raw`\w{3} \d{1,2} \w{3}(?: \d{4})?`;
+
+/**
+ * Day one, the same whatever day the demo runs: alice's order, needed tomorrow, is warned about in the modal and
+ * told at risk once placed; the onboarding kit's estimate slips past the start date and recovers (once per parcel
+ * whose estimate slips while the others are in time), each change told once.
+ */
+function expectNeededBy(stdout: string): void {
+  expect(stdout).toMatch(
+    new RegExp(
+      `warned under Needed by: ⚠️ Usually delivered in 4 business days: expected ${DAY}, after the needed-by date\\. Submit anyway or change the date\\.`,
+    ),
+  );
+  const atRisk =
+    stdout.match(
+      new RegExp(`⚠️ At risk: expected ${DAY}, needed by ${DAY} {2}\\[also sent to channel\\]`, "g"),
+    ) ?? [];
+  const back = stdout.match(new RegExp(`✅ Back on track: expected ${DAY}, needed by ${DAY}`, "g")) ?? [];
+  expect(back.length).toBeGreaterThanOrEqual(1);
+  expect(atRisk).toHaveLength(back.length + 1);
+  expect(stdout).toContain("delivered in time");
+}
+
 describe("npm run demo", () => {
   it("places three orders through Slack's request paths and prints every thread until delivery", async () => {
     const run = await runDemo(["--speed", "600", "--timeout-ms", "120000"]);
@@ -59,6 +82,7 @@ describe("npm run demo", () => {
     );
     expect(run.stdout).not.toMatch(/<@U[A-Z0-9]+>/);
     expect(run.stdout).toMatch(/Next: .*README\.md, "Running it for real"/);
+    expectNeededBy(run.stdout);
     expect(run.stderr).toBe("");
   }, 180_000);
 
@@ -70,6 +94,7 @@ describe("npm run demo", () => {
     expect(run.stdout).toMatch(/inline errors on: .*country/);
     expect(run.stdout).toContain("the supplier holds 3 orders, each placed once");
     expect(run.stdout).toMatch(/"external_document_number":"ONB-7-1"/);
+    expectNeededBy(run.stdout);
   }, 180_000);
 
   it("runs the same story with --dialect alt: the supplier's other event shape and HMAC signing, read through the example mapping", async () => {
@@ -91,6 +116,7 @@ describe("npm run demo", () => {
       /the supplier's delivery estimates for ONB-7: (\w{3} \d{1,2} \w{3}) \(shipped\) → \w{3} \d{1,2} \w{3} \(in transit\) → \1 \(in transit\)/,
     );
     expect(run.stdout.match(/status: 🎉 \*Delivered\*/g)).toHaveLength(2);
+    expectNeededBy(run.stdout);
   }, 180_000);
 
   it("says what is wrong with its options and exits 2", async () => {

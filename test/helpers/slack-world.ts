@@ -18,6 +18,7 @@ import { workAlertRewrites } from "../../src/orders/operations/outcome-job.ts";
 import { type PlacementHandlers, placeOrderJob } from "../../src/orders/place.ts";
 import { workPlacement } from "../../src/orders/placement-queues.ts";
 import { showOrder } from "../../src/orders/show-order.ts";
+import { tellPlacedAtRisk } from "../../src/orders/updates/placed-at-risk.ts";
 import { createPostUpdateWorker } from "../../src/orders/updates/post-update.ts";
 import type { PostUpdateWorker } from "../../src/orders/updates/post-update-deps.ts";
 import { EnvKeyProvider } from "../../src/secrets/env-provider.ts";
@@ -218,6 +219,7 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     // As main.ts wires it: events that beat the placement's answer are attached once it is recorded.
     onPlaced: async (order) => {
       if (order.correlationId) await attachOrphanEvents({ store, jobs }, order.id, order.correlationId);
+      await tellPlacedAtRisk({ store, jobs }, order);
     },
   });
   const placement = options.wrapPlaceOrder?.(placeOrder, { store, jobs, slack, fake }) ?? placeOrder;

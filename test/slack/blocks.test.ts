@@ -99,6 +99,35 @@ describe("the order modal", () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it(`stays within ${MAX_VIEW_BLOCKS} blocks with ${MAX_MODAL_LINES} lines and every optional block: profiles, the date's late warning, the express checkbox, bundles, the total, the order number`, () => {
+    const config = exampleConfig();
+    config.currency = "EUR";
+    for (const item of config.catalog) item.price = "1299.99";
+    config.expressOrderType = { type: "Express", leadTimeDays: 2 };
+    const full = createCustomer(config);
+    expect(full.config.profiles.length).toBeGreaterThan(1);
+    expect(full.config.bundles.length).toBeGreaterThan(0);
+    expect(full.config.externalDocumentNumber.allowManual).toBe(true);
+    const keys = Array.from({ length: MAX_MODAL_LINES }, (_, i) => i.toString(36));
+    const view = buildOrderModal({
+      customer: full,
+      draft: {
+        ...emptyDraft("Acme EU", "ONB-1"),
+        neededBy: "2026-12-07",
+        express: true,
+        lines: keys.map(() => ({ itemNumber: "LAP-14-PRO", quantity: "99", comment: long(900) })),
+      },
+      profiles: full.config.profiles,
+      meta: { v: 1, src: "command", ch: "C0HELPDESK", lk: keys, nk: keys.length, rw: long(150), xo: true },
+      errors: { neededBy: [long(3000)] },
+      notice: long(4000),
+    });
+    const ids = view.blocks.map((b) => b.block_id);
+    expect(ids).toEqual(expect.arrayContaining(["needed_by", "express", "lines_total"]));
+    expect(view.blocks.length).toBeLessThanOrEqual(MAX_VIEW_BLOCKS);
+    expect(formatProblems(validateView(view))).toEqual([]);
+  });
+
   it("never offers more lines than fit, and keeps its metadata small and checked on the way back", () => {
     const keys = Array.from({ length: 40 }, (_, i) => i.toString(36));
     const view = buildOrderModal({

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { countDateNotice, countDelivery, createDateMetrics } from "../../src/metrics-dates.ts";
 import { onTimeThisMonth } from "../../src/orders/dates/on-time.ts";
 import { buildHomeView } from "../../src/slack/blocks/home.ts";
 import type { Store } from "../../src/store/db.ts";
@@ -20,10 +22,27 @@ import {
 let store: Store;
 let h: Harness;
 
+const registry = new Registry();
+const metrics = createDateMetrics([registry]);
+
 beforeAll(async () => {
   store = await getTestStore();
-  h = await startHarness(store);
+  h = await startHarness(store, {
+    counting: {
+      onDateNotice: (order, notice) => countDateNotice(metrics, order, notice),
+      onDelivered: (order) => countDelivery(metrics, order),
+    },
+  });
 });
+
+/** The histogram's observations as `{ sum, count }` for the profile. */
+async function observed(name: string): Promise<{ sum: number; count: number }> {
+  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
+  const value = (suffix: string) =>
+    (metric?.values ?? []).find((v) => (v as { metricName?: string }).metricName === `${name}${suffix}`)
+      ?.value ?? 0;
+  return { sum: value("_sum"), count: value("_count") };
+}
 afterAll(async () => {
   await h?.close();
 });
@@ -146,6 +165,8 @@ describe("needed-by dates over the webhook", () => {
     ]);
     const order = await getOrder(store, o.orderId);
     expect(order).toMatchObject({ deliveredOn: "2026-12-09", lateDays: 2 });
+    expect(await observed("order_desk_delivery_days_from_needed_by")).toEqual({ sum: 2, count: 1 });
+    expect(await observed("order_desk_delivery_days_late")).toEqual({ sum: 2, count: 1 });
 
     // The admins' App Home figure for December, and the export's columns.
     const december = await onTimeThisMonth(store, new Date("2026-12-20T12:00:00Z"));
@@ -173,6 +194,24 @@ describe("needed-by dates over the webhook", () => {
     await settled(o.orderId, 2);
     const order = await getOrder(store, o.orderId);
     expect(order).toMatchObject({ expectedDelivery: null, atRiskSince: null });
+    expect(dateNotices(o.ts)).toEqual([]);
+  });
+
+  it("counts a delivery before the needed-by date as so many days early, once, and not as late", async () => {
+    const before = await observed("order_desk_delivery_days_from_needed_by");
+    const late = await observed("order_desk_delivery_days_late");
+    const o = await placeNeededBy("2026-12-07");
+    const delivered = statusEvent(o.correlationId, "delivered", "2026-12-04T15:00:00Z");
+    await deliver(h.url, delivered);
+    await settled(o.orderId, 1);
+    await deliver(h.url, delivered);
+    await settled(o.orderId, 1);
+    expect(await getOrder(store, o.orderId)).toMatchObject({ deliveredOn: "2026-12-04", lateDays: 0 });
+    expect(await observed("order_desk_delivery_days_from_needed_by")).toEqual({
+      sum: before.sum - 3,
+      count: before.count + 1,
+    });
+    expect(await observed("order_desk_delivery_days_late")).toEqual(late);
     expect(dateNotices(o.ts)).toEqual([]);
   });
 });

@@ -65,6 +65,8 @@ export interface HarnessOptions {
   broadcast?: PostUpdateDeps["broadcast"];
   /** Alerts with buttons (attention items) for unreadable deliveries, posted to the admin channel. */
   attentionAlerts?: boolean;
+  /** What main.ts counts as the worker tells date notices and records deliveries (metrics-dates.ts). */
+  counting?: Pick<PostUpdateDeps, "onDateNotice" | "onDelivered">;
 }
 
 export async function startHarness(store: Store, options: HarnessOptions = {}): Promise<Harness> {
@@ -103,6 +105,7 @@ export async function startHarness(store: Store, options: HarnessOptions = {}): 
     now: () => NOW,
     ...(options.updates && { updates: options.updates }),
     ...(options.broadcast && { broadcast: options.broadcast }),
+    ...options.counting,
   });
   const sweeper = createOrphanSweeper({
     store,

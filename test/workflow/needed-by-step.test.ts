@@ -1,7 +1,9 @@
 /**
  * The workflow step's `needed_by` input over real HTTP, with the injected clock at Mon 30 Nov 2026: an order whose
  * lead time (an item that takes longer wins) ends after the start date is placed at once and marked at risk (there
- * is no form to warn in); a date in another format fails the step naming the input.
+ * is no form to warn in) and, once placed, says so once as a slipped estimate is (a thread reply, the requester's
+ * DM, "Needs attention"); a date in another format fails the step naming the input. The at-risk order's fulfilment
+ * is silent in the sandbox, so no estimate of the supplier's (on the real clock) moves its dates.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateTestKey } from "../../src/sandbox/keys.ts";
@@ -11,6 +13,7 @@ import { exampleConfig } from "../helpers/slack-world.ts";
 import { onboardingInputs, startWorkflowHarness, type WorkflowHarness } from "./support/harness.ts";
 
 const NOW = new Date("2026-11-30T10:00:00Z");
+const MANAGER = "U0MANAGER";
 
 describe("Place IT order with needed_by", () => {
   let sandbox: SandboxHandle;
@@ -18,15 +21,24 @@ describe("Place IT order with needed_by", () => {
 
   beforeAll(async () => {
     const key = generateTestKey();
-    sandbox = await startSandbox({ apiKeys: [key], speed: 1000, seed: "workflow-needed-by" });
+    sandbox = await startSandbox({
+      apiKeys: [key],
+      speed: 1000,
+      seed: "workflow-needed-by",
+      stall: [{ match: "ONB-201", silent: true }],
+    });
     const config = exampleConfig();
     config.leadTimes = { default: 5, countries: {}, items: { "MON-27-4K": 8 } };
+    // The manager runs the onboarding workflow: the order's requester, told by DM.
+    config.profiles[0]!.allowedUsers = [MANAGER];
+    config.profiles[0]!.allowedUserGroups = [];
     h = await startWorkflowHarness({
       supplierUrl: sandbox.url,
       apiKey: key,
       deadlineMs: 60_000,
       config,
       now: () => NOW,
+      workPostUpdates: true,
     });
   });
 
@@ -48,7 +60,7 @@ describe("Place IT order with needed_by", () => {
   it("places an order that would arrive after the start date at once, at risk", async () => {
     const step = await runWorkflowStep(h.fake, h.requests, {
       callbackId: "place_order",
-      inputs: { ...onboardingInputs("ONB-201"), needed_by: "2026-12-07" },
+      inputs: { ...onboardingInputs("ONB-201"), needed_by: "2026-12-07", requested_by: MANAGER },
     });
     expect((await ended(step.functionExecutionId)).status).toBe("completed");
     const order = await h.orderFor(step.functionExecutionId);
@@ -59,6 +71,30 @@ describe("Place IT order with needed_by", () => {
       expectedDeliverySource: "lead_time",
     });
     expect(order?.atRiskSince).toEqual(NOW);
+
+    let placed = order!;
+    for (const deadline = Date.now() + 15_000; !placed.slackMessageTs; ) {
+      if (Date.now() > deadline) throw new Error("timed out waiting for the order's message");
+      await new Promise((r) => setTimeout(r, 25));
+      placed = (await h.orderFor(step.functionExecutionId)) ?? placed;
+    }
+    const channel = placed.slackChannelId!;
+    const atRisk = () =>
+      h.fake.thread(channel, placed.slackMessageTs!).filter((m) => m.text.includes("At risk"));
+    await h.fake.waitFor(() => atRisk().length > 0, { timeoutMs: 15_000, what: "the at-risk reply" });
+    const dm = await h.fake.waitFor(
+      () => h.fake.dm(MANAGER).find((m) => m.text.includes(placed.externalDocumentNumber)),
+      { timeoutMs: 15_000, what: "the requester's DM" },
+    );
+    expect(dm.text).toContain("At risk: expected Thu 10 Dec, needed by Mon 7 Dec");
+    expect(atRisk().map((m) => m.text)).toEqual([
+      expect.stringContaining("At risk: expected Thu 10 Dec, needed by Mon 7 Dec"),
+    ]);
+    const items = await h.store.query(
+      "SELECT count(*)::int AS n FROM attention_items WHERE kind = 'at_risk_order' AND subject = $1 AND resolved_at IS NULL",
+      [placed.id],
+    );
+    expect(items.rows[0]?.n).toBe(1);
   });
 
   it("places an order in time without marking it", async () => {

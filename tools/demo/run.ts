@@ -10,21 +10,21 @@
  * exits 0 (non-zero naming the step that failed).
  */
 import { createWriteStream } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createLogger } from "../../src/log.ts";
 import type { OrderDesk } from "../../src/main.ts";
-import { REPLY_EVENT_TYPE } from "../../src/orders/updates/post-update.ts";
-import { readTracking } from "../../src/orders/updates/tracking.ts";
 import { SANDBOX_DIALECTS, type SandboxDialect } from "../../src/sandbox/dialect.ts";
-import { CALLBACK } from "../../src/slack/blocks/ids.ts";
+import { CALLBACK, FIELD_BLOCK } from "../../src/slack/blocks/ids.ts";
 import { STATUS_LINE_BLOCK_ID } from "../../src/slack/blocks/updates/status-line.ts";
-import { type FakeSlack, runWorkflowStep, SlackUser } from "../fake-slack/index.ts";
+import { runWorkflowStep, SlackUser } from "../fake-slack/index.ts";
 import { plainText } from "../fake-slack/transcript.ts";
 import { createSocketModeRequests } from "../socket-mode-requests.ts";
-import { EXAMPLE_CUSTOMER_CONFIG, startWorld, type World } from "../world.ts";
+import { startWorld, type World } from "../world.ts";
+import { DEMO_SLIP_DAYS, demoCustomerConfig, demoNeededBy } from "./customer-file.ts";
+import { estimatesOf, threadSummary } from "./figures.ts";
 
 export interface DemoIo {
   stdout: { write(chunk: string): unknown };
@@ -54,29 +54,6 @@ const ADMIN = "C0ITADMIN";
 /** The onboarding order, whose delivery estimate the sandbox makes slip and recover. */
 const ONBOARDING_TICKET = "ONB-7";
 
-/**
- * The example customer file (its prices and "Acme EU"'s monthly budget included) with an approval rule by amount:
- * an order over €3,500 needs mark's yes (the demo's shortcut order, six phones, is one; the starter kit is not).
- * Written next to the demo's database.
- */
-async function demoCustomerConfig(dir: string): Promise<string> {
-  const example = await readFile(EXAMPLE_CUSTOMER_CONFIG, "utf8");
-  const approval = [
-    "    allowWorkflows: true",
-    "    approval:",
-    `      approvers: [${MANAGER}]`,
-    "      when:",
-    "        - orderTotalOver: 3500",
-    "",
-  ].join("\n");
-  const withApproval = example.replace("    allowWorkflows: true\n", approval);
-  if (withApproval === example)
-    throw new Error("the example customer file has no allowWorkflows line to extend");
-  const file = join(dir, "order-desk.config.yml");
-  await writeFile(file, withApproval);
-  return file;
-}
-
 /** What the transcript says about the supplier's webhooks in each dialect (docs/sandbox.md, Dialects). */
 const DIALECT_LINE: Record<SandboxDialect, string> = {
   default:
@@ -103,58 +80,6 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-}
-
-/** Per order: its parcels and supplier events, and what its thread got (replies, messages sent to the channel). */
-async function threadSummary(desk: OrderDesk, fake: FakeSlack): Promise<string> {
-  const { rows } = await desk.store.query(
-    `SELECT o.id, o.external_document_number AS edn, o.slack_channel_id AS channel, o.tracking,
-            count(e.id)::int AS events
-       FROM orders o LEFT JOIN supplier_events e ON e.order_id = o.id
-      GROUP BY o.id ORDER BY o.created_at`,
-  );
-  const lines = ["What each order's thread got (the customer file's default, updates: milestones):"];
-  for (const o of rows as {
-    id: string;
-    edn: string;
-    channel: string | null;
-    tracking: unknown;
-    events: number;
-  }[]) {
-    const replies = fake.messages(o.channel ?? "").filter((m) => {
-      const meta = m.metadata as { event_type?: string; event_payload?: { order_id?: string } } | undefined;
-      return meta?.event_type === REPLY_EVENT_TYPE && meta.event_payload?.order_id === o.id;
-    });
-    const parcels = Object.keys(readTracking(o.tracking)?.parcels ?? {}).length;
-    const broadcasts = replies.filter((m) => m.replyBroadcast).length;
-    lines.push(
-      `  ${o.edn.padEnd(10)} ${parcels} parcel${parcels === 1 ? " " : "s"}  ${String(o.events).padStart(2)} supplier events  →  ` +
-        `${replies.length} replies, ${broadcasts} also sent to the channel`,
-    );
-  }
-  return lines.join("\n");
-}
-
-const DAY_FORMAT = new Intl.DateTimeFormat("en-GB", {
-  weekday: "short",
-  day: "numeric",
-  month: "short",
-  timeZone: "UTC",
-});
-
-/** The supplier's delivery estimates for an order, in the order it sent them (each change once). */
-async function estimatesOf(sandbox: World["sandbox"], ticket: string): Promise<string> {
-  const order = (await sandbox.orders()).find((o) => o.customerReference === ticket);
-  const detail = order && (await sandbox.order(order.correlationId));
-  const seen: string[] = [];
-  for (const { event } of detail?.events ?? []) {
-    const data = event.data as { parcel?: { number: number }; status?: string; estimatedDelivery?: string };
-    if (data.parcel?.number !== 1 || !data.estimatedDelivery) continue;
-    const day = DAY_FORMAT.format(new Date(`${data.estimatedDelivery}T12:00:00Z`)).replace(",", "");
-    const said = `${day} (${data.status?.replace(/_/g, " ")})`;
-    if (!seen.at(-1)?.startsWith(day)) seen.push(said);
-  }
-  return `the supplier's delivery estimates for ${ticket}: ${seen.join(" → ") || "none"}`;
 }
 
 export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
@@ -213,7 +138,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
   try {
     say("Order Desk demo: everything runs on this machine, nothing leaves it.");
     say(`The supplier's webhooks: ${DIALECT_LINE[args.dialect]}.\n`);
-    const customerConfig = await demoCustomerConfig(dir);
+    const customerConfig = await demoCustomerConfig(dir, MANAGER);
     const world: World = await step(
       `start the supplier sandbox (speed ×${args.speed}), a local Secrets Manager holding the supplier ` +
         "API key, and the fake Slack workspace",
@@ -225,7 +150,10 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
           dialect: args.dialect,
           slackMode: args.socket ? "socket" : "http",
           // The new hire's kit: its estimate slips after shipping, then comes back on time (docs/sandbox.md).
-          sandbox: { logger, late: [{ match: ONBOARDING_TICKET, slipDays: 4, recovers: true }] },
+          sandbox: {
+            logger,
+            late: [{ match: ONBOARDING_TICKET, slipDays: DEMO_SLIP_DAYS, recovers: true }],
+          },
           keyExpiresInDays: 200,
           env: { ORDER_DESK_ENV: "development", WEBHOOK_SETTLE_MS: "300" },
           slack: {
@@ -283,7 +211,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
 
     say("\nWhat the users do:");
     await step(
-      "alice: /order HD-1042 in #helpdesk, submits with mistakes, sees them inline, fixes them",
+      "alice: /order HD-1042 in #helpdesk, submits with mistakes, sees them inline, fixes them; needed tomorrow, she is warned and submits anyway",
       async () => {
         const { triggerId } = await alice.runCommand({
           channel: HELPDESK,
@@ -301,9 +229,26 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
           throw new Error(`expected inline errors, got ${wrong.outcome.outcome}`);
         const errors = Object.keys(fake.view(view.id)?.errors ?? {});
         say(`      inline errors on: ${errors.join(", ")}`);
-        const fixed = await alice.submit(view.id, { ...form, profile: "Acme EU" });
-        if (fixed.outcome.outcome !== "closed")
-          throw new Error(`the modal did not close: ${JSON.stringify(fixed.outcome)}`);
+        // Needed tomorrow, at home: the modal warns under the date, and alice submits anyway.
+        const fixed = {
+          ...form,
+          profile: "Acme EU",
+          delivery_at: "Home",
+          // Computed as it is typed: the day turning during the demo cannot make it today.
+          [FIELD_BLOCK.neededBy]: demoNeededBy(new Date()).warned,
+        };
+        const warned = await alice.submit(view.id, fixed);
+        if (warned.outcome.outcome !== "updated")
+          throw new Error(`expected the late-delivery warning, got ${JSON.stringify(warned.outcome)}`);
+        const blocks = (fake.view(view.id)?.definition.blocks ?? []) as {
+          block_id?: string;
+          hint?: { text?: string };
+        }[];
+        const hint = blocks.find((b) => b.block_id === FIELD_BLOCK.neededBy)?.hint?.text;
+        say(`      warned under Needed by: ${hint}`);
+        const placed = await alice.submit(view.id, fixed);
+        if (placed.outcome.outcome !== "closed")
+          throw new Error(`the modal did not close: ${JSON.stringify(placed.outcome)}`);
       },
     );
 
@@ -382,6 +327,8 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
             country: "NL",
             items: "Remote starter kit",
             channel: ONBOARDING,
+            // The new hire's first day, from the onboarding form.
+            needed_by: demoNeededBy(new Date()).onboarding,
           },
         });
         if (run.response.status !== 200) throw new Error(`the app answered HTTP ${run.response.status}`);

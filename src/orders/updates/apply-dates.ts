@@ -12,10 +12,16 @@ import {
   openAttention,
   resolveAttention,
 } from "../../store/repositories/attention.ts";
-import { addDateNotice, setDelivered, setOrderDates } from "../../store/repositories/order-risk.ts";
+import {
+  addDateNotice,
+  hasNoticeOfKind,
+  setDelivered,
+  setOrderDates,
+} from "../../store/repositories/order-risk.ts";
 import { getOrderForUpdate } from "../../store/repositories/orders.ts";
 import { formatDay, type IsoDate } from "../dates/business-days.ts";
-import { lateDaysOf, riskChange } from "../dates/review.ts";
+import { lateDaysOf, type RiskChange, riskChange } from "../dates/review.ts";
+import type { Order } from "../model/order.ts";
 
 /** Who resolves an at-risk item when the order itself is back in time or delivered. */
 export const RESOLVED_BY_ORDER_DESK = "order-desk";
@@ -40,9 +46,48 @@ async function resolveAtRisk(tx: Queryable, orderId: string, why: string): Promi
   }
 }
 
-export async function applyDates(tx: Queryable, orderId: string, seen: DatesSeen): Promise<void> {
+/**
+ * Records a change of the order's risk (its dates already stored): the notice to tell (posted once by the
+ * post-update job) and the admins' "Needs attention" item, opened when it goes at risk, closed when it is back.
+ */
+export async function recordRiskChange(
+  tx: Queryable,
+  order: Order,
+  change: Exclude<RiskChange, null>,
+  expected: IsoDate,
+  at: Date,
+): Promise<void> {
+  // Back in time before anyone was told it was at risk (placed at risk, the supplier's first estimate in time):
+  // there is nothing to take back.
+  const told = change === "at_risk" || (await hasNoticeOfKind(tx, order.id, "at_risk"));
+  if (told) {
+    await addDateNotice(tx, {
+      orderId: order.id,
+      kind: change,
+      expectedDelivery: expected,
+      neededBy: order.neededBy,
+      at,
+    });
+  }
+  if (change === "back_on_track") {
+    await resolveAtRisk(tx, order.id, "back on track");
+    return;
+  }
+  await openAttention(tx, {
+    id: randomUUID(),
+    kind: "at_risk_order",
+    subject: order.id,
+    alert: {
+      title: `Order ${order.externalDocumentNumber} may arrive after it is needed`,
+      text: `Expected ${formatDay(expected)}, needed by ${formatDay(order.neededBy ?? expected)}.`,
+    },
+  });
+}
+
+/** Applies `seen`; returns the order when this made it delivered (once per order), null otherwise. */
+export async function applyDates(tx: Queryable, orderId: string, seen: DatesSeen): Promise<Order | null> {
   let order = await getOrderForUpdate(tx, orderId);
-  if (!order) return;
+  if (!order) return null;
   const estimate = seen.estimate ?? null;
   if (estimate !== null && !order.deliveredOn && estimate !== order.expectedDelivery) {
     const change = riskChange(Boolean(order.atRiskSince), estimate, order.neededBy);
@@ -54,28 +99,7 @@ export async function applyDates(tx: Queryable, orderId: string, seen: DatesSeen
         expectedDeliverySource: "supplier",
         atRiskSince,
       })) ?? order;
-    if (change !== null) {
-      const notice = {
-        orderId,
-        kind: change,
-        expectedDelivery: estimate,
-        neededBy: order.neededBy,
-        at: seen.at,
-      };
-      await addDateNotice(tx, notice);
-    }
-    if (change === "at_risk") {
-      await openAttention(tx, {
-        id: randomUUID(),
-        kind: "at_risk_order",
-        subject: orderId,
-        alert: {
-          title: `Order ${order.externalDocumentNumber} may arrive after it is needed`,
-          text: `Expected ${formatDay(estimate)}, needed by ${formatDay(order.neededBy ?? estimate)}.`,
-        },
-      });
-    }
-    if (change === "back_on_track") await resolveAtRisk(tx, orderId, "back on track");
+    if (change !== null) await recordRiskChange(tx, order, change, estimate, seen.at);
   }
   const deliveredOn = seen.deliveredOn ?? null;
   if (deliveredOn !== null && !order.deliveredOn) {
@@ -92,5 +116,7 @@ export async function applyDates(tx: Queryable, orderId: string, seen: DatesSeen
       });
     }
     if (delivered && order.atRiskSince) await resolveAtRisk(tx, orderId, "delivered");
+    return delivered;
   }
+  return null;
 }

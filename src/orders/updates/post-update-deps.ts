@@ -47,6 +47,8 @@ export interface PostUpdateDeps {
   present: UpdatePresenter;
   /** Told each date notice once, when it is posted (metrics-dates.ts). */
   onDateNotice?: (order: Order, notice: DateNotice) => void;
+  /** An event completed an order's delivery (once per order): how early or late it came (metrics). */
+  onDelivered?: (order: Order) => void;
   /**
    * Shows a placed order whose message never made it to Slack (the placement job's posts failed while Slack
    * was down), so its updates have somewhere to go: posts (or finds) it and returns the order with its message

@@ -63,6 +63,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
   const baseLogger = (deps.logger ?? pino({ level: "silent" })).child({ component: "post-update" });
   const now = deps.now ?? (() => new Date());
   const timeZone = deps.timeZone ?? "UTC";
+  const applyOptions = { timeZone, onDelivered: deps.onDelivered };
   const pacer = deps.pacer ?? new ChannelPacer();
   const maxPaceWaitMs = deps.maxPaceWaitMs ?? 5_000;
   const settleMs = deps.settleMs ?? 0;
@@ -170,7 +171,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
     const events = await listEventsForOrder(store, orderId);
     const pending = events.filter((e) => e.postedAt === null);
     let applied = 0;
-    for (const event of pending) if (await applyEvent(store, orderId, event, { timeZone })) applied++;
+    for (const event of pending) if (await applyEvent(store, orderId, event, applyOptions)) applied++;
 
     let order = await getOrder(store, orderId);
     if (!order)
@@ -212,7 +213,7 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
       if (!event) break;
       if (!seen.has(event.id)) {
         seen.add(event.id);
-        if (await applyEvent(store, orderId, event, { timeZone })) {
+        if (await applyEvent(store, orderId, event, applyOptions)) {
           applied++;
           const changed = await getOrder(store, orderId);
           if (changed) await orderChanged(changed, logger);

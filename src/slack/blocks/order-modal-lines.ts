@@ -18,8 +18,8 @@ import { mrkdwn, plain, truncate } from "./text.ts";
 type KnownBlock = types.KnownBlock;
 type Option = types.PlainTextOption;
 
-/** The most lines the form shows (order-modal.ts: the view's 100-block budget). */
-export const MAX_MODAL_LINES = 25;
+/** The most lines the form shows (order-modal.ts: the view's 100-block budget, with every optional block). */
+export const MAX_MODAL_LINES = 24;
 
 /** "LAP-14-PRO — Laptop 14" Pro" within the 75 characters of an option. */
 export function itemOption(customer: Customer, itemNumber: string): Option {

@@ -1,7 +1,10 @@
 /**
  * The order modal. Inputs keep stable block ids (line blocks are keyed, not numbered) so that "Add line",
  * "Remove line" and "Add bundle" can rebuild the view with `views.update` while Slack keeps what was typed.
- * Budget: 24 fixed blocks (with prices, one more: the total) + 3 per line ≤ 100, hence at most 25 lines in the form; texts are cut to Slack's limits.
+ * Budget: at most 26 other blocks (a profile select, the needed-by date and its "Use Express" checkbox, the line
+ * actions, the total with prices, the order number) + 3 per line ≤ 100, hence at most 24 lines in the form; texts
+ * are cut to Slack's limits. Slack refuses a larger view outright (the agent would see nothing), so building one
+ * throws here, where a test meets it, instead.
  */
 import type { types } from "@slack/bolt";
 import type { Customer } from "../../config/catalog.ts";
@@ -38,7 +41,7 @@ export interface OrderModalInput {
   meta: ModalMetadata;
   /** Problems to show on their fields when the modal opens ("Fix and resubmit"). */
   errors?: FieldErrors;
-  /** A line of context at the top (e.g. "Only 25 lines fit…"). */
+  /** A line of context at the top (e.g. "Only 24 lines fit…"). */
   notice?: string;
 }
 
@@ -283,6 +286,9 @@ export function buildOrderModal(input: OrderModalInput): ModalView {
     }),
   );
 
+  if (blocks.length > MAX_VIEW_BLOCKS) {
+    throw new RangeError(`the order modal has ${blocks.length} blocks; Slack takes ${MAX_VIEW_BLOCKS}`);
+  }
   return {
     type: "modal",
     callback_id: CALLBACK.orderModal,

@@ -54,6 +54,26 @@ export async function markAtRiskFromStart(q: Queryable, order: Order, at: Date):
   return updated ?? order;
 }
 
+/** A resubmitted order's dates, recomputed from its corrected draft as for a new order (inside its transaction). */
+export function setResubmittedDates(
+  q: Queryable,
+  orderId: string,
+  dates: {
+    neededBy: string | null;
+    expectedDelivery: string | null;
+    expectedDeliverySource: "lead_time" | "supplier" | null;
+    atRiskSince: Date | null;
+  },
+): Promise<Order | null> {
+  return oneOrder(
+    q,
+    `UPDATE orders SET needed_by = $2::date, expected_delivery = $3::date, expected_delivery_source = $4,
+       at_risk_since = $5
+     WHERE id = $1 RETURNING *`,
+    [orderId, dates.neededBy, dates.expectedDelivery, dates.expectedDeliverySource, dates.atRiskSince],
+  );
+}
+
 /** The order's expected delivery and at-risk state as an applied event leaves them (inside its transaction). */
 export function setOrderDates(
   q: Queryable,
@@ -114,6 +134,15 @@ export async function addDateNotice(
     ],
   );
   return mapNotice(rows[0] as Record<string, unknown>);
+}
+
+/** Whether the order was ever told this kind of change (a notice recorded, posted or not). */
+export async function hasNoticeOfKind(q: Queryable, orderId: string, kind: DateNoticeKind): Promise<boolean> {
+  const { rows } = await q.query(
+    "SELECT 1 FROM order_date_notices WHERE order_id = $1 AND kind = $2 LIMIT 1",
+    [orderId, kind],
+  );
+  return rows.length > 0;
 }
 
 export async function listUnpostedNotices(q: Queryable, orderId: string): Promise<DateNotice[]> {

@@ -42,6 +42,8 @@ export interface WorkflowHarnessOptions {
   config?: SlackWorldOptions["config"];
   /** The app's clock. */
   now?: () => Date;
+  /** Work the post-update queue (the supplier's events and the date notices posted to the thread). */
+  workPostUpdates?: boolean;
 }
 
 export async function startWorkflowHarness(options: WorkflowHarnessOptions): Promise<WorkflowHarness> {
@@ -66,6 +68,7 @@ export async function startWorkflowHarness(options: WorkflowHarnessOptions): Pro
     register: (app, ctx) => functions.register(app, ctx, { deadlineMs: options.deadlineMs }),
     ...(options.config && { config: options.config }),
     ...(options.now && { now: options.now }),
+    ...(options.workPostUpdates && { workPostUpdates: true }),
     // A rejected or expired approval fails the step.
     approvalExtras: ({ fake }) => ({
       workflowFunctions: createSlackWorkflowFunctions({

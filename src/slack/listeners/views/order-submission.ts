@@ -1,7 +1,8 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from "@slack/bolt";
 import type { LateWarning } from "../../../orders/dates/late-warning.ts";
 import { OrderError } from "../../../orders/errors.ts";
-import { resubmitOrder, submitOrder } from "../../../orders/submit.ts";
+import { resubmitOrder } from "../../../orders/resubmit.ts";
+import { submitOrder } from "../../../orders/submit.ts";
 import { FIELD_BLOCK } from "../../blocks/ids.ts";
 import { buildNoticeModal } from "../../blocks/order-modal.ts";
 import { errorsForBlocks } from "../../blocks/order-modal-errors.ts";
@@ -61,7 +62,7 @@ export function orderSubmission(ctx: SlackContext) {
 
     try {
       const result = meta.o
-        ? await resubmitOrder(ctx.orders, meta.o, form.draft, userId)
+        ? await resubmitOrder(ctx.orders, meta.o, form.draft, userId, { acknowledged: meta.rw })
         : await submitOrder(ctx.orders, form.draft, {
             source: meta.src === "shortcut" ? "shortcut" : "command",
             requestedBy: userId,
