@@ -206,6 +206,7 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     adminChannel: options.customer.config.adminChannel,
     metrics: options.metrics,
     pacer,
+    history: options.history,
   });
   const context: SlackContext = {
     customer: options.customer,

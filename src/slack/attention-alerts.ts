@@ -2,25 +2,59 @@
  * The Slack side of `AttentionAlerts` (src/orders/operations/report.ts): an item's alert in the admin channel,
  * with its buttons, and the same message rewritten with the outcome once someone acted on it. The client must not
  * retry on its own (a retried post whose answer was lost would show the alert twice): the reporter's next run
- * tries again instead.
+ * tries again instead, and first looks in the admin channel for the alert an interrupted attempt may have posted
+ * (by the item's id in its metadata).
  */
 import type { Metrics } from "../metrics.ts";
 import type { AttentionAlerts } from "../orders/operations/report.ts";
 import type { ChannelPacer } from "../orders/updates/pacer.ts";
 import { attentionAlertMessage, detachedNote } from "./blocks/attention.ts";
+import { HISTORY_PAGE_LIMIT, HistoryPace, oldestBefore } from "./outbound/history.ts";
 import type { WebClient } from "./outbound/index.ts";
+
+/** The metadata type of an alert: an attempt after one whose answer was lost finds it by the item's id. */
+export const ATTENTION_ALERT_TYPE = "order_desk_attention_alert";
 
 export interface SlackAttentionAlertsOptions {
   client: WebClient;
   adminChannel: string;
   pacer?: ChannelPacer;
   metrics?: Pick<Metrics, "slackPosts"> | undefined;
+  /** The process's pace of history reads (finding an alert an interrupted attempt posted). */
+  history?: HistoryPace | undefined;
 }
 
 export function createSlackAttentionAlerts(options: SlackAttentionAlertsOptions): AttentionAlerts {
   const { client, adminChannel, pacer, metrics } = options;
+  const history = options.history ?? new HistoryPace();
+
+  /** The item's alert, if an attempt since `attemptedAt` posted it (read only after such an attempt). */
+  async function find(itemId: string, attemptedAt: Date): Promise<string | null> {
+    let cursor: string | undefined;
+    do {
+      const args = {
+        channel: adminChannel,
+        limit: HISTORY_PAGE_LIMIT,
+        include_all_metadata: true,
+        oldest: oldestBefore(attemptedAt),
+        ...(cursor && { cursor }),
+      };
+      const page = await history.call("conversations.history", () => client.conversations.history(args));
+      const found = (page.messages ?? []).find(
+        (m) =>
+          m.metadata?.event_type === ATTENTION_ALERT_TYPE &&
+          (m.metadata.event_payload as Record<string, unknown> | undefined)?.event_id === itemId,
+      );
+      if (found?.ts) return found.ts;
+      cursor = page.response_metadata?.next_cursor || undefined;
+    } while (cursor);
+    return null;
+  }
+
   return {
-    async post(item) {
+    async post(item, earlierAttempt) {
+      const found = earlierAttempt ? await find(item.id, earlierAttempt) : null;
+      if (found !== null) return { channelId: adminChannel, ts: found };
       // Keeps the admin channel's pace with the other alerts and order messages; a paced post waits its turn.
       const waitMs = pacer?.reserve(adminChannel, Number.POSITIVE_INFINITY).waitMs ?? 0;
       if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
@@ -30,6 +64,7 @@ export function createSlackAttentionAlerts(options: SlackAttentionAlertsOptions)
         text: message.text,
         blocks: message.blocks,
         unfurl_links: false,
+        metadata: { event_type: ATTENTION_ALERT_TYPE, event_payload: { event_id: item.id } },
       });
       metrics?.slackPosts.inc({ method: "chat.postMessage" });
       if (!res.ts || !res.channel) throw new Error("chat.postMessage answered without channel or ts");

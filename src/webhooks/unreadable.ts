@@ -9,11 +9,12 @@
  * its answer). An alert whose post fails is posted later by the periodic pass over unsent alerts.
  */
 import { randomUUID } from "node:crypto";
+import { postAlert } from "../orders/operations/post-alert.ts";
 import type { AttentionAlerts } from "../orders/operations/report.ts";
 import type { AttentionItem } from "../orders/operations/types.ts";
 import type { AlertPart } from "../orders/ports.ts";
 import type { Store } from "../store/db.ts";
-import { openAttention, setAttentionAlert } from "../store/repositories/attention.ts";
+import { openAttention } from "../store/repositories/attention.ts";
 import { type DeliveryInfo, insertUnreadable, type ShapeField } from "../store/repositories/unreadable.ts";
 
 /** What the mapping made of a body it could not read. */
@@ -105,6 +106,5 @@ export async function postOpenedAlert(
   deps: { store: Store; alerts: AttentionAlerts },
   item: AttentionItem,
 ): Promise<void> {
-  const where = await deps.alerts.post(item);
-  await setAttentionAlert(deps.store, item.id, where);
+  await postAlert(deps.store, deps.alerts, item);
 }

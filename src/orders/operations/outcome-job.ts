@@ -16,9 +16,9 @@ import {
   claimUnsentAlert,
   getAttention,
   releaseAlertClaim,
-  setAttentionAlert,
 } from "../../store/repositories/attention.ts";
 import { getOrder } from "../../store/repositories/orders.ts";
+import { postAlert } from "./post-alert.ts";
 import type { AttentionAlerts } from "./report.ts";
 import type { AttentionItem } from "./types.ts";
 
@@ -54,7 +54,7 @@ async function postOnce(deps: AlertRewriteDeps, item: AttentionItem): Promise<vo
   const claimed = await claimUnsentAlert(deps.store, item.id, CLAIM_MS);
   if (!claimed) return;
   try {
-    await setAttentionAlert(deps.store, item.id, await deps.alerts.post(claimed));
+    await postAlert(deps.store, deps.alerts, claimed);
   } catch (error) {
     await releaseAlertClaim(deps.store, item.id);
     throw error;

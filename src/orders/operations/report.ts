@@ -8,11 +8,11 @@ import {
   claimUnsentAlerts,
   openAttention,
   openSummarizedAttention,
-  setAttentionAlert,
   setAttentionAlertText,
   summarizedOrphans,
 } from "../../store/repositories/attention.ts";
 import type { AdminAlert, AlertPart, OrderNotifier } from "../ports.ts";
+import { postAlert } from "./post-alert.ts";
 import { type AttentionItem, subjectKey } from "./types.ts";
 
 /** Correlation ids a summary names; the rest are counted. */
@@ -20,8 +20,11 @@ const SUMMARY_NAMES = 5;
 
 /** The Slack side (src/slack/attention-alerts.ts): posts an item's alert, and shows it again once resolved. */
 export interface AttentionAlerts {
-  /** Posts the open item's alert with its actions; returns where it went. */
-  post(item: AttentionItem): Promise<{ channelId: string; ts: string }>;
+  /**
+   * Posts the open item's alert with its actions; returns where it went. `earlierAttempt`: when an attempt whose
+   * outcome is unknown was made (./post-alert.ts), so the alert it may have posted is looked for first.
+   */
+  post(item: AttentionItem, earlierAttempt?: Date | null): Promise<{ channelId: string; ts: string }>;
   /** Rewrites the alert to show the item's outcome (who, what, when) in place of the actions. */
   showOutcome(item: AttentionItem): Promise<void>;
   /**
@@ -54,8 +57,7 @@ export async function raiseAttention(
     alert: { title: alert.title, text: alert.text },
   });
   if (item.alertTs !== null) return item;
-  const where = await deps.alerts.post(item);
-  return (await setAttentionAlert(deps.store, item.id, where)) ?? item;
+  return postAlert(deps.store, deps.alerts, item);
 }
 
 /**
@@ -96,10 +98,7 @@ async function raiseOrphanSummary(
     return opened;
   });
   const shown = (await setAttentionAlertText(deps.store, item.id, await summaryOf(item.id))) ?? item;
-  if (shown.alertTs === null) {
-    const where = await deps.alerts.post(shown);
-    return (await setAttentionAlert(deps.store, shown.id, where)) ?? shown;
-  }
+  if (shown.alertTs === null) return postAlert(deps.store, deps.alerts, shown);
   // Posted by an earlier sweep: the same message now says how many there are.
   if (!created) await deps.alerts.showOutcome(shown);
   return shown;
@@ -123,7 +122,7 @@ export async function postUnsentAlerts(
   let posted = 0;
   for (const item of items) {
     try {
-      await setAttentionAlert(deps.store, item.id, await deps.alerts.post(item));
+      await postAlert(deps.store, deps.alerts, item);
       posted++;
     } catch (error) {
       options.onError?.(error, item);

@@ -19,7 +19,7 @@ import type { WatchdogJobData } from "../../jobs/payloads.ts";
 import { QUEUES } from "../../jobs/queues.ts";
 import type { JobHandler } from "../../jobs/worker.ts";
 import type { Queryable, Store } from "../../store/db.ts";
-import { getAttention, openAttention, setAttentionAlert } from "../../store/repositories/attention.ts";
+import { getAttention, openAttention } from "../../store/repositories/attention.ts";
 import { getOrder, getOrderForUpdate } from "../../store/repositories/orders.ts";
 import {
   clearReport,
@@ -33,6 +33,7 @@ import {
   type WatchdogReport,
 } from "../../store/repositories/watchdog.ts";
 import type { Order } from "../model/order.ts";
+import { postAlert } from "../operations/post-alert.ts";
 import type { AttentionAlerts } from "../operations/report.ts";
 import { ORDER_DESK, resolveAndShow } from "../operations/resolve.ts";
 import { subjectKey } from "../operations/types.ts";
@@ -226,7 +227,7 @@ export function watchdogJobs(deps: WatchdogDeps) {
       return opened.item;
     });
     if (!item || item.alertTs !== null) return;
-    await setAttentionAlert(store, item.id, await deps.alerts.post(item));
+    await postAlert(store, deps.alerts, item);
   }
 
   const handler: JobHandler<WatchdogJobData> = async (job) => {

@@ -75,6 +75,20 @@ export function setAttentionAlert(
   ]);
 }
 
+/**
+ * Marks the item's alert attempted (the first attempt's time stands); returns when an earlier attempt was made,
+ * null if this is the first.
+ */
+export async function markAlertAttempted(q: Queryable, id: string): Promise<Date | null> {
+  const { rows } = await q.query(
+    `UPDATE attention_items a SET alert_attempted_at = COALESCE(b.before, now())
+       FROM (SELECT id, alert_attempted_at AS before FROM attention_items WHERE id = $1 FOR UPDATE) b
+      WHERE a.id = b.id RETURNING b.before`,
+    [id],
+  );
+  return (rows[0]?.before as Date | null | undefined) ?? null;
+}
+
 export function getAttention(q: Queryable, id: string): Promise<AttentionItem | null> {
   return one(q, "SELECT * FROM attention_items WHERE id = $1", [id]);
 }
