@@ -16,6 +16,8 @@ interface Rule {
   method: string | undefined;
   /** Only calls whose `channel` argument is this (a channel id, or the user id a DM is posted to). */
   channel?: string | undefined;
+  /** Only calls whose `text` argument contains this (one kind of post among several to the same channel). */
+  text?: string | undefined;
   remaining: number;
   fault: Fault;
 }
@@ -24,8 +26,8 @@ export class Faults {
   private rules: Rule[] = [];
   private latency = new Map<string, number>();
 
-  add(method: string | undefined, count: number, fault: Fault, channel?: string): void {
-    if (count > 0) this.rules.push({ method, channel, remaining: count, fault });
+  add(method: string | undefined, count: number, fault: Fault, channel?: string, text?: string): void {
+    if (count > 0) this.rules.push({ method, channel, text, remaining: count, fault });
   }
 
   setLatency(ms: number, method?: string): void {
@@ -37,12 +39,13 @@ export class Faults {
   }
 
   /** Takes the first matching rule's next fault, if any. */
-  take(method: string, channel?: string): Fault | undefined {
+  take(method: string, channel?: string, text?: string): Fault | undefined {
     const rule = this.rules.find(
       (r) =>
         r.remaining > 0 &&
         (r.method === undefined || r.method === method) &&
-        (r.channel === undefined || r.channel === channel),
+        (r.channel === undefined || r.channel === channel) &&
+        (r.text === undefined || (text ?? "").includes(r.text)),
     );
     if (!rule) return undefined;
     rule.remaining -= 1;

@@ -182,6 +182,12 @@ function loggedArgs(args: Json): Json {
   return out;
 }
 
+/** Which calls of a method a fault takes: those to `channel`, those whose `text` contains `text`. */
+export interface FaultScope {
+  channel?: string;
+  text?: string;
+}
+
 export interface FakeSlack {
   /** Give this to Bolt/WebClient as `slackApiUrl`. */
   readonly apiUrl: string;
@@ -261,9 +267,13 @@ export interface FakeSlack {
     options?: { channel?: string },
   ): void;
   setLatency(ms: number, method?: string): void;
-  hangNext(method: string, count?: number): void;
-  /** The next calls of `method` take effect, but their answers are lost (the connection drops). */
-  loseAnswerNext(method: string, count?: number): void;
+  /**
+   * The next calls of `method` are never answered; with `channel` and `text`, only the calls whose `channel` is
+   * that and whose `text` contains that (one post among the others to the same channel).
+   */
+  hangNext(method: string, count?: number, options?: FaultScope): void;
+  /** The next calls of `method` take effect, but their answers are lost (the connection drops); as `hangNext`. */
+  loseAnswerNext(method: string, count?: number, options?: FaultScope): void;
   clearFaults(): void;
 
   waitFor<T>(predicate: () => T | undefined | null | false, opts?: WaitForOptions): Promise<T>;
@@ -352,6 +362,7 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     const fault: Fault | undefined = faults.take(
       method,
       typeof args.channel === "string" ? args.channel : undefined,
+      typeof args.text === "string" ? args.text : undefined,
     );
     if (fault?.kind === "hang") {
       record.httpStatus = 0;
@@ -603,8 +614,10 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
       );
     },
     setLatency: (ms, method) => faults.setLatency(ms, method),
-    hangNext: (method, count = 1) => faults.add(method, count, { kind: "hang" }),
-    loseAnswerNext: (method, count = 1) => faults.add(method, count, { kind: "lost_answer" }),
+    hangNext: (method, count = 1, options = {}) =>
+      faults.add(method, count, { kind: "hang" }, options.channel, options.text),
+    loseAnswerNext: (method, count = 1, options = {}) =>
+      faults.add(method, count, { kind: "lost_answer" }, options.channel, options.text),
     clearFaults: () => faults.clear(),
 
     waitFor<T>(predicate: () => T | undefined | null | false, opts: WaitForOptions = {}): Promise<T> {
