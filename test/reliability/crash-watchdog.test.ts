@@ -20,7 +20,15 @@ import { OrderDeskProcess } from "./harness/process.ts";
 import { logPath, record } from "./harness/results.ts";
 import { orderForm, requestsFor } from "./harness/slack-driver.ts";
 import { type ChildStore, freshDatabase, pgliteChildStore } from "./harness/stores.ts";
-import { ADMIN_CHANNEL, AGENT, CHANNELS, CUSTOMER_CONFIG, startWorld, type World } from "./harness/world.ts";
+import {
+  ADMIN_CHANNEL,
+  AGENT,
+  CHANNELS,
+  CUSTOMER_CONFIG,
+  freePort,
+  startWorld,
+  type World,
+} from "./harness/world.ts";
 
 const CHANNEL = CHANNELS[6] as string;
 const TICKET = "CRW-1";
@@ -66,8 +74,15 @@ describe.each(CASES)(
         `${await readFile(CUSTOMER_CONFIG, "utf8")}\nwatchdog:\n  acceptedWithinHours: 0\n`,
       );
       const logFile = logPath(`crash-watchdog-${backend}-${post}-${mode}`);
+      // The ops listener (metrics) on a port known across the restart.
+      const opsUrl = `http://127.0.0.1:${await freePort()}`;
       app = new OrderDeskProcess({
-        env: world.env({ ...store.env, ORDER_DESK_CONFIG: customerConfig, WEBHOOK_SETTLE_MS: "0" }),
+        env: world.env({
+          ...store.env,
+          ORDER_DESK_CONFIG: customerConfig,
+          WEBHOOK_SETTLE_MS: "0",
+          OPS_HTTP_PORT: new URL(opsUrl).port,
+        }),
         logFile,
         url: world.appUrl,
       });
@@ -108,6 +123,11 @@ describe.each(CASES)(
         timeoutMs: 150_000,
         what: "the watchdog's reply and alert after the restart",
       });
+      // A post whose answer was lost is in Slack before the restarted process has dealt with it: done once no
+      // watchdog job is left (the killed one included), with the reply and the alert recorded.
+      for (const deadline = Date.now() + 150_000; (await watchdogJobs(opsUrl)) !== 0; await sleep(500)) {
+        if (Date.now() > deadline) throw new Error("the watchdog's jobs never finished after the restart");
+      }
       // Time for a second post to show up, were there one.
       await sleep(3_000);
       const exitCode = await running.stop();
@@ -139,6 +159,17 @@ describe.each(CASES)(
     }, 300_000);
   },
 );
+
+/** Watchdog jobs waiting or running, as the process's /metrics tells them (null: not readable). */
+async function watchdogJobs(opsUrl: string): Promise<number | null> {
+  try {
+    const res = await fetch(`${opsUrl}/metrics`, { signal: AbortSignal.timeout(5_000) });
+    const depth = /^order_desk_queue_depth\{queue="watchdog"\} (\d+)$/m.exec(await res.text());
+    return depth ? Number(depth[1]) : null;
+  } catch {
+    return null;
+  }
+}
 
 /** The open attention items, read from the store once the process has stopped (PGlite has one user at a time). */
 async function openItems(store: ChildStore): Promise<Array<{ kind: string; alertTs: string | null }>> {
