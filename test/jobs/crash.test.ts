@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { PgBoss } from "pg-boss";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { jobId } from "../../src/jobs/ids.ts";
@@ -144,13 +145,32 @@ async function sharedSchema(): Promise<{ schema: string; a: Store; b: Store; dro
 
 /** A process's job owners on `store`, driven directly by the test (no workers). */
 function ownersOf(store: Store, schema: string, options: Partial<JobOwnersOptions> = {}) {
+  let boss: Promise<PgBoss> | undefined;
   return createJobOwners({
     store,
     jobTable: `${schema}_jobs.job`,
     schema: `${schema}_jobs`,
     logger: pino({ level: "silent" }),
+    async fetch(queue, batchSize) {
+      boss ??= bossOn(store, schema);
+      return (await boss).fetch(queue, { batchSize, includeMetadata: true });
+    },
     ...options,
   });
+}
+
+/** pg-boss itself on the test's schema (installed by a `createJobs` there): another process's view of it. */
+async function bossOn(store: Store, schema: string): Promise<PgBoss> {
+  const boss = new PgBoss({
+    db: { executeSql: (text: string, values?: unknown[]) => store.query(text, values) },
+    schema: `${schema}_jobs`,
+    supervise: false,
+    migrate: false,
+    schedule: false,
+    registerInstance: false,
+  });
+  await boss.start();
+  return boss;
 }
 
 async function stateOf(jobs: Jobs, id: string): Promise<string | undefined> {
@@ -168,7 +188,7 @@ async function until(jobs: Jobs, id: string, wanted: string, timeoutMs = 5_000):
 // PostgreSQL only: job owners exist only there (the embedded store is one process and re-queues what a crash left
 // at start-up, tested above). Skipped when DATABASE_URL is unset; `.ci/run` sets it, so CI always runs these.
 describe.skipIf(!TEST_BACKENDS.includes("postgres"))("job owners, on postgres", () => {
-  it("take back within seconds the jobs of a process killed right after fetching: the fetch marks them", async () => {
+  it("take back within seconds the jobs of a process killed right after fetching: the fetch claims them", async () => {
     const { schema, a, b, drop } = await sharedSchema();
     const jobsB = createJobs({
       store: b,
