@@ -277,14 +277,10 @@ function makeStore(shape: StoreShape, guardTransactions: boolean, shutdown: () =
   };
 }
 
-/**
- * node-postgres answers a multi-statement text with one result per statement: the rows of all of them, in order
- * (pg-boss 12 reads its lock's row and its claim from one such text), and the last one's count.
- */
+/** node-postgres answers a multi-statement text with one result per statement: keep the last one. */
 function toResult<R extends Row>(result: pg.QueryResult<R> | pg.QueryResult<R>[]): QueryResult<R> {
-  if (!Array.isArray(result)) return { rows: result.rows ?? [], rowCount: result.rowCount ?? null };
-  const last = result[result.length - 1];
-  return { rows: result.flatMap((r) => r.rows ?? []), rowCount: last?.rowCount ?? null };
+  const last = Array.isArray(result) ? result[result.length - 1] : result;
+  return { rows: last?.rows ?? [], rowCount: last?.rowCount ?? null };
 }
 
 /** Runs `fn` after `q` commits when `q` is a store transaction; at once otherwise (the write is already done). */

@@ -17,6 +17,7 @@
  * - A few statements touch pg-boss's job table directly, for what pg-boss 12 has no call for (job-table.ts,
  *   interrupted.ts); they use its documented columns, and pg-boss is pinned to a minor (`~12.38`).
  */
+import type pg from "pg";
 import { type JobInsert, PgBoss } from "pg-boss";
 import { type Logger, pino } from "pino";
 import { withAdvisoryLock } from "../../store/advisory-lock.ts";
@@ -84,6 +85,16 @@ function affected(response: object): number {
   return (response as { affected?: number }).affected ?? 0;
 }
 
+/**
+ * pg-boss 12 reads the rows of every statement of a multi-statement text (its advisory lock's row, then its
+ * claim), while the store answers the last one's; such texts have no parameters, so they go to the pool as is.
+ */
+async function executeSql(store: Store, text: string, values?: unknown[]): Promise<{ rows: unknown[] }> {
+  if (values && values.length > 0) return store.query(text, values);
+  const result = (await store.pool.query(text)) as pg.QueryResult | pg.QueryResult[];
+  return { rows: Array.isArray(result) ? result.flatMap((r) => r.rows ?? []) : result.rows };
+}
+
 /** pg-boss's options for a statement inside our transaction. */
 function inTx(tx: Queryable | undefined) {
   return tx ? { db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) } } : {};
@@ -108,7 +119,7 @@ export function createJobs(options: JobsOptions): Jobs {
   const checkSeconds = options.maintenanceIntervalSeconds ?? 60;
 
   const boss = new PgBoss({
-    db: { executeSql: (text: string, values?: unknown[]) => store.query(text, values) },
+    db: { executeSql: (text: string, values?: unknown[]) => executeSql(store, text, values) },
     schema,
     schedule: false,
     supervise: true,
