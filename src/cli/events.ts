@@ -256,7 +256,7 @@ async function reprocess(
     );
     // No workers and no taking over of other processes' jobs: it only enqueues the posting jobs and the
     // rewrites of the alerts it closes, which the running Order Desk works.
-    const jobs = createJobs({ store: opened.store, owners: false });
+    const jobs = createJobs({ store: opened.store, owners: false, recoverInterruptedOnStart: false });
     await jobs.start();
     let result: Awaited<ReturnType<typeof reprocessUnreadable>>;
     try {

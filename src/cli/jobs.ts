@@ -108,7 +108,7 @@ export async function runJobs(
   try {
     // Started without workers and without taking over other processes' jobs: it reads, retries, and enqueues the
     // rewrite of each alert it closes, which the running Order Desk works.
-    const jobs = createJobs({ store: opened.store, owners: false });
+    const jobs = createJobs({ store: opened.store, owners: false, recoverInterruptedOnStart: false });
     await jobs.start();
     try {
       if (parsed.action === "list") return await list(jobs, parsed, io);

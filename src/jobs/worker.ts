@@ -106,6 +106,10 @@ export class QueueWorker<T> {
     return this.running.has(id);
   }
 
+  runningIds(): string[] {
+    return [...this.running.keys()];
+  }
+
   get activeCount(): number {
     return this.running.size;
   }
@@ -162,6 +166,15 @@ export class QueueWorker<T> {
   }
 
   private launch(job: FetchedJob): void {
+    if (this.running.has(job.id)) {
+      // pg-boss took the job back (a heartbeat or expiry missed while this process was starved) and handed it
+      // out again, here: the run in progress records its outcome; a second one would repeat its side effects.
+      this.logger.warn(
+        { queue: this.queue, jobId: job.id },
+        "job handed out again while it runs here: not run twice",
+      );
+      return;
+    }
     const run: Running = { controller: new AbortController(), interrupted: false, done: Promise.resolve() };
     run.done = this.execute(job, run).finally(() => {
       this.running.delete(job.id);

@@ -1,7 +1,9 @@
 /**
  * Stores for tests, isolated per test file so files run in parallel:
  * - PGlite: an in-memory instance loaded from a migrated template cached in the OS temp dir (~0.5 s instead of
- *   the seconds initdb takes), shared by the tests of one file.
+ *   the seconds initdb takes), shared by the tests of one file. A closed store's instance is not shut down but
+ *   emptied back to the template's state (pglite-reuse.ts) and serves the file's next store: starting an
+ *   instance costs seconds of CPU on a busy machine, emptying one a small fraction of that.
  * - PostgreSQL (when `DATABASE_URL` is set, as `.ci/run` does): a fresh schema per store, dropped on close.
  *
  * `getTestStore()` is the shared store of the file (closed after the file's tests). `openTestStore()` gives a
@@ -16,6 +18,7 @@ import { afterAll } from "vitest";
 import { type OpenStoreOptions, openStore, type Store } from "../../src/store/db.ts";
 import { loadMigrations } from "../../src/store/migrate.ts";
 import { buildPgliteTemplate } from "../../src/store/pglite/data-template-build.ts";
+import { closeIdlePglites, openReusedPglite } from "./pglite-reuse.ts";
 
 export type Backend = "pglite" | "postgres";
 
@@ -53,7 +56,9 @@ export async function openTestStore(
   options: Pick<OpenStoreOptions, "migrate" | "logger"> = {},
 ): Promise<Store> {
   let store: Store;
-  if (backend === "pglite") {
+  if (backend === "pglite" && options.migrate !== false) {
+    store = await openReusedPglite(pgliteTemplate, options.logger);
+  } else if (backend === "pglite") {
     store = await openStore({
       ...options,
       dataDir: "memory://",
@@ -117,6 +122,7 @@ export async function closeTestStores(): Promise<void> {
   opened.clear();
   shared.clear();
   await Promise.allSettled(stores.map((s) => s.close()));
+  await closeIdlePglites();
 }
 
 afterAll(closeTestStores);

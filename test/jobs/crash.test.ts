@@ -3,13 +3,20 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { PgBoss } from "pg-boss";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { jobId } from "../../src/jobs/ids.ts";
 import { createJobs, type Jobs } from "../../src/jobs/index.ts";
 import { createJobOwners, type JobOwnersOptions } from "../../src/jobs/pgboss/owners.ts";
 import { openStore, type Store } from "../../src/store/db.ts";
-import { pgliteTemplate, TEST_BACKENDS, testDatabaseUrl, uniqueSchemaName } from "../helpers/db.ts";
+import {
+  openTestStore,
+  pgliteTemplate,
+  TEST_BACKENDS,
+  testDatabaseUrl,
+  uniqueSchemaName,
+} from "../helpers/db.ts";
 import { CRASH_POLICY, crashHandler } from "./fixtures/crash-effect.ts";
 
 const CHILD = fileURLToPath(new URL("./fixtures/crash-child.ts", import.meta.url));
@@ -144,13 +151,32 @@ async function sharedSchema(): Promise<{ schema: string; a: Store; b: Store; dro
 
 /** A process's job owners on `store`, driven directly by the test (no workers). */
 function ownersOf(store: Store, schema: string, options: Partial<JobOwnersOptions> = {}) {
+  let boss: Promise<PgBoss> | undefined;
   return createJobOwners({
     store,
     jobTable: `${schema}_jobs.job`,
     schema: `${schema}_jobs`,
     logger: pino({ level: "silent" }),
+    async fetch(queue, batchSize) {
+      boss ??= bossOn(store, `${schema}_jobs`);
+      return (await boss).fetch(queue, { batchSize, includeMetadata: true });
+    },
     ...options,
   });
+}
+
+/** pg-boss itself on the test's schema (installed by a `createJobs` there): another process's view of it. */
+async function bossOn(store: Store, jobsSchema: string): Promise<PgBoss> {
+  const boss = new PgBoss({
+    db: { executeSql: (text: string, values?: unknown[]) => store.query(text, values) },
+    schema: jobsSchema,
+    supervise: false,
+    migrate: false,
+    schedule: false,
+    registerInstance: false,
+  });
+  await boss.start();
+  return boss;
 }
 
 async function stateOf(jobs: Jobs, id: string): Promise<string | undefined> {
@@ -168,7 +194,7 @@ async function until(jobs: Jobs, id: string, wanted: string, timeoutMs = 5_000):
 // PostgreSQL only: job owners exist only there (the embedded store is one process and re-queues what a crash left
 // at start-up, tested above). Skipped when DATABASE_URL is unset; `.ci/run` sets it, so CI always runs these.
 describe.skipIf(!TEST_BACKENDS.includes("postgres"))("job owners, on postgres", () => {
-  it("take back within seconds the jobs of a process killed right after fetching: the fetch marks them", async () => {
+  it("take back within seconds the jobs of a process killed right after fetching: the fetch claims them", async () => {
     const { schema, a, b, drop } = await sharedSchema();
     const jobsB = createJobs({
       store: b,
@@ -226,6 +252,48 @@ describe.skipIf(!TEST_BACKENDS.includes("postgres"))("job owners, on postgres", 
     }
   });
 
+  it("never run a job in a second process while its first run goes on, when pg-boss hands it out again", async () => {
+    // As when a starved process misses its heartbeat: pg-boss takes the job back and another process fetches it.
+    const { schema, a, b, drop } = await sharedSchema();
+    const policies = { "place-order": { retryDelaySeconds: 0, retryBackoff: false, retryLimit: 3 } };
+    const jobsA = createJobs({ store: a, pollIntervalMs: 50, policies });
+    const jobsB = createJobs({ store: b, pollIntervalMs: 50, policies });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const runs: string[] = [];
+    try {
+      await jobsA.start();
+      await jobsB.start();
+      jobsA.work("place-order", async () => {
+        runs.push("a");
+        await held;
+      });
+      const id = (await jobsA.send("place-order", { orderId: "handed-out-twice" })) ?? "";
+      const deadline = Date.now() + 5_000;
+      while (runs.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await (await bossOn(a, `${schema}_jobs`)).fail("place-order", id, { message: "job heartbeat timeout" });
+      jobsB.work("place-order", async () => {
+        runs.push("b");
+      });
+      // B fetched it (a second run counted) but left it to A.
+      while ((await jobsB.getJob("place-order", id))?.runs !== 2 && Date.now() < deadline + 5_000) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect((await jobsB.getJob("place-order", id))?.runs).toBe(2);
+      release();
+      await until(jobsA, id, "completed");
+      expect(await stateOf(jobsA, id)).toBe("completed");
+      expect(runs).toEqual(["a"]);
+    } finally {
+      release();
+      await jobsA.stop({ graceMs: 0 });
+      await jobsB.stop({ graceMs: 0 });
+      await drop();
+    }
+  });
+
   it("never take back a live process's jobs from another process, however long they run", async () => {
     const { a, b, drop } = await sharedSchema();
     const fast = { sweepIntervalMs: 100, graceMs: 200 };
@@ -255,6 +323,48 @@ describe.skipIf(!TEST_BACKENDS.includes("postgres"))("job owners, on postgres", 
       await jobsA.stop({ graceMs: 0 });
       await jobsB.stop({ graceMs: 0 });
       await drop();
+    }
+  });
+});
+
+describe.each(TEST_BACKENDS)("a job handed out again in the process running it, on %s", (backend) => {
+  it("is not run a second time while its first run goes on, and ends completed", async () => {
+    // As when this process, starved, misses its heartbeat or expiry: pg-boss takes the job back and the same
+    // process's worker, with a free slot, fetches it again.
+    const store = await openTestStore(backend);
+    const policies = { "place-order": { retryDelaySeconds: 0, retryBackoff: false, retryLimit: 3 } };
+    const jobs = createJobs({ store, pollIntervalMs: 50, policies });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let runs = 0;
+    try {
+      await jobs.start();
+      jobs.work(
+        "place-order",
+        async () => {
+          runs++;
+          await held;
+        },
+        { concurrency: 2 },
+      );
+      const id = (await jobs.send("place-order", { orderId: "handed-out-here" })) ?? "";
+      const deadline = Date.now() + 10_000;
+      while (runs === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await (await bossOn(store, jobs.schema)).fail("place-order", id, { message: "job heartbeat timeout" });
+      while ((await jobs.getJob("place-order", id))?.runs !== 2 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect((await jobs.getJob("place-order", id))?.runs).toBe(2);
+      release();
+      await until(jobs, id, "completed");
+      expect(await stateOf(jobs, id)).toBe("completed");
+      expect(runs).toBe(1);
+    } finally {
+      release();
+      await jobs.stop({ graceMs: 0 });
+      await store.close();
     }
   });
 });

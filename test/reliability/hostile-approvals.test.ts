@@ -123,7 +123,7 @@ describe("approvals under hostile clicks", () => {
         (user === APPROVALS.approver && (id === orders.a1.id || id === orders.a2.id)) ||
         (user === APPROVALS_B.approver && id === orders.b1.id);
       try {
-        await fc.assert(
+        await FUZZ.assert(
           fc.asyncProperty(
             clicker,
             fc.constantFrom(ACTION.approveOrder, ACTION.rejectOrder),
@@ -136,7 +136,6 @@ describe("approvals under hostile clicks", () => {
               expect(res.status).toBeLessThan(500);
             },
           ),
-          FUZZ.params,
         );
         fuzzed = figures.inputsTried - triedBefore;
         // Reject modals forged for an order of another profile, or with a made-up id, submitted by an approver.

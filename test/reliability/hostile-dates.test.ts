@@ -202,7 +202,7 @@ describe("hostile dates", () => {
       );
       let sent = 0;
       try {
-        await fc.assert(
+        await FUZZ_ESTIMATES.assert(
           fc.asyncProperty(fc.constantFrom(...orders), estimate, async (order, value) => {
             const data: Json = {
               parcel: { number: 1, of: 1 },
@@ -237,7 +237,6 @@ describe("hostile dates", () => {
             if (res.status >= 300)
               problems.push(`estimate ${JSON.stringify(value)?.slice(0, 60)}: HTTP ${res.status}`);
           }),
-          FUZZ_ESTIMATES.params,
         );
         // Every stored event of the orders applied and handled by the post-update job, and its notices posted.
         const postingMs = 30_000 + 1_000 * sent;
@@ -315,7 +314,7 @@ describe("hostile dates", () => {
       const refused: string[] = [];
       let n = 0;
       try {
-        await fc.assert(
+        await FUZZ_MODAL.assert(
           fc.asyncProperty(hostileDate, async (typed) => {
             fc.pre(!nearBoundary(typed));
             const id = `VNB${(++n).toString(36).toUpperCase()}${Date.now().toString(36).toUpperCase()}`;
@@ -350,7 +349,6 @@ describe("hostile dates", () => {
             // Shown as plain text under the field (Slack does not read mrkdwn there): bounded, whatever was typed.
             if (message.length > 300) problems.push(`${shown}: a refusal of ${message.length} characters`);
           }),
-          FUZZ_MODAL.params,
         );
       } finally {
         crashes.stop();
@@ -403,7 +401,7 @@ describe("hostile dates", () => {
       const steps: Array<{ id: string; given: unknown }> = [];
       let batches = 0;
       try {
-        await fc.assert(
+        await FUZZ_WORKFLOW.assert(
           fc.asyncProperty(fc.array(neededBy, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
             batches++;
             await Promise.all(
@@ -424,7 +422,6 @@ describe("hostile dates", () => {
               }),
             );
           }),
-          FUZZ_WORKFLOW.params,
         );
         const deadline = Date.now() + 60_000;
         const outcome = async () => {

@@ -512,7 +512,7 @@ describe("Slack requests under hostile input", () => {
       const itemId = await openOrphanItem();
       const queuedBefore = await queuedOrders();
       const triedBefore = figures.inputsTried;
-      await fc.assert(
+      await FUZZ_CLICKS.assert(
         fc.asyncProperty(
           fc.constantFrom(AGENT, OUTSIDER, ADMIN_USER),
           fc.constantFrom(...BUTTONS),
@@ -527,7 +527,6 @@ describe("Slack requests under hostile input", () => {
             expect(res.status).toBe(200);
           },
         ),
-        FUZZ_CLICKS.params,
       );
       notes.push(FUZZ_CLICKS.note("admin clicks", figures.inputsTried - triedBefore));
       expect(await resolvedAt(itemId)).toBeNull();
@@ -679,7 +678,7 @@ describe("Slack requests under hostile input", () => {
 
       let n = 0;
       try {
-        await fc.assert(
+        await FUZZ_MODAL.assert(
           fc.asyncProperty(submission, async (s) => {
             const id = `VFZ${(++n).toString(36).toUpperCase()}${Date.now().toString(36).toUpperCase()}`;
             const view = clone(base);
@@ -731,7 +730,6 @@ describe("Slack requests under hostile input", () => {
             }
             if (({} as Record<string, unknown>).polluted !== undefined) fail("Object.prototype polluted");
           }),
-          FUZZ_MODAL.params,
         );
       } finally {
         crashes.stop();
@@ -833,7 +831,7 @@ describe("Slack requests under hostile input", () => {
       let n = 0;
       const refusedIds: string[] = [];
       try {
-        await fc.assert(
+        await FUZZ_EDN.assert(
           fc.asyncProperty(hostile, async (typed) => {
             // Trimmed by the form; a blank number means "make one" and a safe one is allowed.
             fc.pre(typed.trim() !== "" && !safe.test(typed.trim()));
@@ -865,7 +863,6 @@ describe("Slack requests under hostile input", () => {
                 `${shown}: refused without the safe-character-set message: ${JSON.stringify(answer.errors)}`,
               );
           }),
-          FUZZ_EDN.params,
         );
       } finally {
         crashes.stop();
@@ -935,7 +932,7 @@ describe("Slack requests under hostile input", () => {
       let asked = 0;
       const tally = { showed: 0, leftOut: 0, refused: 0 };
       try {
-        await fc.assert(
+        await FUZZ_STATUS.assert(
           fc.asyncProperty(lookup, async ({ asker, askedIn, memberOf, text }) => {
             for (const [i, channel] of VIS_CHANNELS.entries()) {
               const members = world.fake.workspace.channels.get(channel)?.members;
@@ -978,7 +975,6 @@ describe("Slack requests under hostile input", () => {
             if (Number(counted ?? 0) !== leftOut)
               problems.push(`${what}: said ${counted ?? "nothing"} left out, expected ${leftOut}`);
           }),
-          FUZZ_STATUS.params,
         );
       } finally {
         crashes.stop();
@@ -1054,7 +1050,7 @@ describe("Slack requests under hostile input", () => {
       const exportResponses = new Set<string>();
       let uploads = 0;
       try {
-        await fc.assert(
+        await FUZZ_EXPORT.assert(
           fc.asyncProperty(command, async ({ user, month: typed }) => {
             // Read back by this command's own response URL: other tests' late answers are not this one's.
             const responseUrl = world.fake.responseUrl();
@@ -1103,7 +1099,6 @@ describe("Slack requests under hostile input", () => {
               fail(`an invalid month got no clear answer: ${input} → ${text.slice(0, 200)}`);
             }
           }),
-          FUZZ_EXPORT.params,
         );
         // Each accepted export ends as one file in the admin's DM, none anywhere else.
         // Each export reads the whole month (thousands of orders after the fuzzed submissions above) on a store
@@ -1230,7 +1225,7 @@ describe("Slack requests under hostile input", () => {
       );
       const executions: string[] = [];
       try {
-        await fc.assert(
+        await FUZZ_WORKFLOW.assert(
           // Batches of BATCH steps sent at once, as a busy workspace does: Bolt answers each at once and works after.
           fc.asyncProperty(fc.array(inputs, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
             await Promise.all(
@@ -1251,7 +1246,6 @@ describe("Slack requests under hostile input", () => {
             );
             if (({} as Record<string, unknown>).polluted !== undefined) fail("Object.prototype polluted");
           }),
-          FUZZ_WORKFLOW.params,
         );
         // Every step ends: failed with a message, or its order was stored (the placement job completes it).
         const ordersByStep = async () => {

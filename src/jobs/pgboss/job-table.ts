@@ -1,7 +1,14 @@
 /**
- * The statements we run on pg-boss's job table ourselves, for what pg-boss has no call for: use up a job's
- * retries, defer a running job without using up an attempt, put running jobs back, list failed jobs, and
- * count jobs per queue and state. They rely on pg-boss 10's table layout, which is pinned (`pg-boss ~10.4`).
+ * The statements we run on pg-boss's job table ourselves, for what pg-boss 12 has no call for (checked against
+ * its API: `fail`, `retry`, `update`, `findJobs`, `getQueues`):
+ * - use up a job's retries: `fail` always schedules the next attempt while one is left;
+ * - defer a running job without using up an attempt, and put running jobs back now: `fail` counts the run and
+ *   waits the retry delay, `update` edits queued jobs only;
+ * - list failed jobs across queues, newest first: `findJobs` filters by id, key or payload, not by state;
+ * - mark an order's failed jobs completed with a note: `complete` settles active (or queued) jobs only;
+ * - count jobs per queue and state with the lag: `getQueues` counts are refreshed by the monitor (once a minute),
+ *   not read when asked.
+ * They use pg-boss 12's documented job columns; pg-boss is pinned to a minor (`~12.38`).
  */
 import type { Queryable, Store } from "../../store/db.ts";
 import type { FailedJob, QueueStats } from "../jobs.ts";

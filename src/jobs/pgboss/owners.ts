@@ -1,23 +1,25 @@
 /**
  * Which process runs each active job, on PostgreSQL, so that the jobs of a process that died are run again in
- * seconds rather than when their run expires (up to `expireInSeconds`, minutes for a placement).
+ * seconds, and a job is never run by two live processes at once.
+ *
+ * pg-boss 12 has no notion of a job's process being alive: its heartbeats (`heartbeatSeconds`) take a job back
+ * when its worker stops touching it for a while, so a worker starved of CPU for that long loses its job to a
+ * second worker while its own run goes on, and a dead worker's job waits the whole heartbeat. So we keep this:
  *
  * - Each process holds a session advisory lock on its own key on a dedicated connection. PostgreSQL drops the
  *   lock when the session ends, and a killed process's socket is closed by its kernel: a key without its lock
  *   belongs to a dead process. (pg_locks lists every session's advisory locks.)
- * - Right after fetching, the process writes its key into each job's `output` (pg-boss keeps it until the job
- *   completes, fails or is deferred, which overwrite it).
+ * - Right after pg-boss's `fetch`, the process claims each job in our own table (`job_claims`, one row per job).
+ *   The claim is refused while another live process holds it: that job is already running there (pg-boss took it
+ *   back from a starved worker), so it is not run twice; its first run records its outcome.
  * - Every `sweepIntervalMs`, each process re-takes its own lock if its connection was lost, and queues again
- *   the active jobs whose key has had no lock for `graceMs` across consecutive successful sweeps. The grace
- *   covers a PostgreSQL restart, after which every live process needs a moment to lock its key again; a sweep
- *   that fails forgets what it saw, so an outage never counts as death.
- *
- * - Each sweep also takes back this process's own active jobs that none of its workers runs, once they have
- *   stayed so for `graceMs`: a fetch that committed but whose answer was lost, or a run whose outcome could not
- *   be recorded while the database was away. Without that they would wait for the expiry too.
- * - The key is written by the fetch itself (`fetch`: pg-boss's fetch statement for our standard-policy queues,
- *   plus the key), so no job is ever active without one. With a separate claim statement, a process killed
- *   between the two left its jobs to pg-boss's expiry (minutes for a placement).
+ *   the active jobs claimed by a key that has had no lock for `graceMs` across consecutive successful sweeps.
+ *   The grace covers a PostgreSQL restart, after which every live process needs a moment to lock its key again;
+ *   a sweep that fails forgets what it saw, so an outage never counts as death.
+ * - Each sweep also takes back this process's own claimed jobs that none of its workers runs, once they have
+ *   stayed so for `graceMs`: a run whose outcome could not be recorded while the database was away.
+ * - A process killed between pg-boss's fetch and the claim leaves an active job without a claim: pg-boss's
+ *   heartbeat (the queue's `heartbeatSeconds`) takes that one back.
  */
 import { randomInt } from "node:crypto";
 import pg from "pg";
@@ -29,6 +31,10 @@ import { requeueInterrupted } from "./interrupted.ts";
 /** The advisory lock namespace (first key of the two-int form): "OD" + "JB" in ASCII. */
 const LOCK_NAMESPACE = 0x4f444a42;
 
+/** A claim's owner is alive: its process holds its advisory lock. (`$1`: the namespace.) */
+const OWNER_ALIVE = `EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory'
+  AND l.classid = $1::bigint::oid AND l.objid::bigint = c.owner_key AND l.objsubid = 2 AND l.granted)`;
+
 export interface JobOwnersOptions {
   store: Store;
   /** pg-boss's job table, schema-qualified. */
@@ -36,14 +42,16 @@ export interface JobOwnersOptions {
   /** pg-boss's schema (for the `job_state` type). */
   schema: string;
   logger: Logger;
+  /** pg-boss's fetch for the queue (the jobs it made active for this process). */
+  fetch(queue: string, batchSize: number): Promise<FetchedJob[]>;
   /** Default 5 s. */
   sweepIntervalMs?: number;
   /** How long a key must stay unlocked before its jobs are taken back (default 15 s). */
   graceMs?: number;
   /**
-   * Whether this process is running the job. Jobs marked with our key that we are not running (a fetch that
-   * committed but whose answer never arrived; a run whose outcome could not be recorded) are queued again after
-   * `graceMs`, like a dead process's, rather than at their expiry.
+   * Whether this process is running the job. Jobs claimed with our key that we are not running (a run whose
+   * outcome could not be recorded) are queued again after `graceMs`, like a dead process's, rather than when
+   * pg-boss's heartbeat or expiry finds them.
    */
   isRunning?: (queue: string, id: string) => boolean;
   /** Told which queues got jobs back, to wake their workers. */
@@ -54,8 +62,10 @@ export interface JobOwnersOptions {
 export interface JobOwners {
   readonly key: number;
   start(): Promise<void>;
-  /** Takes up to `batchSize` ready jobs of the queue, marked as this process's in the same statement. */
+  /** pg-boss's fetch, then our claim: only the jobs no other live process runs are returned. */
   fetch(queue: string, batchSize: number): Promise<FetchedJob[]>;
+  /** The job's run ended here (its outcome recorded): the claim goes. */
+  release(ids: string[]): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -101,37 +111,35 @@ export function createJobOwners(options: JobOwnersOptions): JobOwners {
 
   async function deadKeys(): Promise<number[]> {
     const { rows } = await store.query<{ key: string }>(
-      `SELECT DISTINCT output->>'worker' AS key FROM ${jobTable}
-       WHERE state = 'active' AND output->>'worker' IS NOT NULL
-         AND (output->>'worker')::bigint NOT IN (
-           SELECT objid::bigint FROM pg_locks
-           WHERE locktype = 'advisory' AND classid = $1::bigint::oid AND objsubid = 2 AND granted)`,
+      `SELECT DISTINCT c.owner_key AS key FROM job_claims c WHERE NOT ${OWNER_ALIVE}`,
       [LOCK_NAMESPACE],
     );
     return rows.map((r) => Number(r.key));
   }
 
-  /** Our own active jobs that no worker of ours runs, past the grace: queued again. */
+  /** Our own claimed jobs that no worker of ours runs, past the grace: claim dropped, queued again if active. */
   async function requeueStray(at: number): Promise<{ name: string }[]> {
     const isRunning = options.isRunning;
     if (!isRunning) return [];
-    const { rows } = await store.query<{ name: string; id: string }>(
-      `SELECT name, id FROM ${jobTable} WHERE state = 'active' AND output->>'worker' = $1`,
-      [String(key)],
+    const { rows } = await store.query<{ queue: string; job_id: string }>(
+      "SELECT queue, job_id FROM job_claims WHERE owner_key = $1",
+      [key],
     );
-    const stray = new Set(rows.filter((r) => !isRunning(r.name, r.id)).map((r) => r.id));
+    const stray = new Set(rows.filter((r) => !isRunning(r.queue, r.job_id)).map((r) => r.job_id));
     for (const id of [...straySince.keys()]) if (!stray.has(id)) straySince.delete(id);
     for (const id of stray) if (!straySince.has(id)) straySince.set(id, at);
     const due = [...stray].filter((id) => at - (straySince.get(id) ?? at) >= graceMs);
     if (due.length === 0) return [];
     for (const id of due) straySince.delete(id);
-    return requeueInterrupted(
+    const requeued = await requeueInterrupted(
       store,
       { jobTable, schema },
-      { sql: "id = ANY($1::uuid[]) AND output->>'worker' = $2", params: [due, String(key)] },
+      { sql: "id = ANY($1::uuid[])", params: [due] },
       logger,
-      "queued again: marked as this process's, but no worker of it was running it",
+      "queued again: claimed by this process, but no worker of it was running it",
     );
+    await store.query("DELETE FROM job_claims WHERE job_id = ANY($1::uuid[]) AND owner_key = $2", [due, key]);
+    return requeued;
   }
 
   async function sweepOnce(): Promise<number> {
@@ -148,9 +156,13 @@ export function createJobOwners(options: JobOwnersOptions): JobOwners {
       const rows = await requeueInterrupted(
         store,
         { jobTable, schema },
-        { sql: "(output->>'worker')::bigint = ANY($1::bigint[])", params: [expired] },
+        {
+          sql: "id IN (SELECT job_id FROM job_claims WHERE owner_key = ANY($1::bigint[]))",
+          params: [expired],
+        },
         logger,
       );
+      await store.query("DELETE FROM job_claims WHERE owner_key = ANY($1::bigint[])", [expired]);
       for (const k of expired) deadSince.delete(k);
       if (rows.length > 0) options.onRecovered?.([...new Set(rows.map((r) => r.name))]);
       return rows.length + strays.length;
@@ -177,30 +189,35 @@ export function createJobOwners(options: JobOwnersOptions): JobOwners {
       timer.unref();
     },
     async fetch(queue, batchSize) {
-      // pg-boss 10's fetch (plans.js `fetchNextJob`) for standard-policy queues, which all of ours are, with the
-      // key added. `output` is returned as it was before the fetch (the worker reads its `deferrals`).
-      const { rows } = await store.query<FetchedJob & { expireInSeconds: string | number }>(
-        `WITH next AS (
-           SELECT id, output AS previous_output FROM ${jobTable}
-           WHERE name = $1 AND state < 'active' AND start_after < now()
-           ORDER BY priority DESC, created_on, id
-           LIMIT $2
-           FOR UPDATE SKIP LOCKED
-         )
-         UPDATE ${jobTable} j SET
-           state = 'active',
-           started_on = now(),
-           retry_count = CASE WHEN started_on IS NOT NULL THEN retry_count + 1 ELSE retry_count END,
-           output = CASE WHEN jsonb_typeof(j.output) = 'object' THEN j.output ELSE '{}'::jsonb END
-             || jsonb_build_object('worker', $3::bigint)
-         FROM next
-         WHERE j.name = $1 AND j.id = next.id
-         RETURNING j.id, j.data, j.retry_count AS "retryCount", j.retry_limit AS "retryLimit",
-           EXTRACT(epoch FROM j.expire_in) AS "expireInSeconds", j.created_on AS "createdOn",
-           next.previous_output AS output`,
-        [queue, batchSize, key],
+      const jobs = await options.fetch(queue, batchSize);
+      if (jobs.length === 0) return jobs;
+      // A claim is taken over from a dead process (its jobs were taken back by pg-boss before our sweep did) or
+      // kept by ours; a live other process's stays, and its job is left to the run it is already doing.
+      const { rows } = await store.query<{ job_id: string }>(
+        `INSERT INTO job_claims AS c (job_id, queue, owner_key)
+         SELECT id, $2, $3 FROM unnest($4::uuid[]) AS id
+         ON CONFLICT (job_id) DO UPDATE SET owner_key = excluded.owner_key, queue = excluded.queue,
+           claimed_at = now()
+         WHERE c.owner_key = excluded.owner_key OR NOT ${OWNER_ALIVE}
+         RETURNING job_id`,
+        [LOCK_NAMESPACE, queue, key, jobs.map((j) => j.id)],
       );
-      return rows.map((r) => ({ ...r, expireInSeconds: Number(r.expireInSeconds) }));
+      const claimed = new Set(rows.map((r) => r.job_id));
+      for (const job of jobs) {
+        if (!claimed.has(job.id)) {
+          logger.warn(
+            { queue, jobId: job.id, ownerKey: key },
+            "job handed out again while a live process still runs it: not run twice",
+          );
+        }
+      }
+      return jobs.filter((j) => claimed.has(j.id));
+    },
+    async release(ids) {
+      await store.query("DELETE FROM job_claims WHERE job_id = ANY($1::uuid[]) AND owner_key = $2", [
+        ids,
+        key,
+      ]);
     },
     async stop() {
       stopped = true;
