@@ -9,7 +9,13 @@ import type { Metrics } from "../metrics.ts";
 import type { AttentionAlerts } from "../orders/operations/report.ts";
 import type { ChannelPacer } from "../orders/updates/pacer.ts";
 import { attentionAlertMessage, detachedNote } from "./blocks/attention.ts";
-import { HISTORY_PAGE_LIMIT, HistoryPace, oldestBefore } from "./outbound/history.ts";
+import {
+  findInPages,
+  HISTORY_PAGE_LIMIT,
+  HistoryPace,
+  oldestBefore,
+  withMetadata,
+} from "./outbound/history.ts";
 import type { WebClient } from "./outbound/index.ts";
 
 /** The metadata type of an alert: an attempt after one whose answer was lost finds it by the item's id. */
@@ -29,27 +35,20 @@ export function createSlackAttentionAlerts(options: SlackAttentionAlertsOptions)
   const history = options.history ?? new HistoryPace();
 
   /** The item's alert, if an attempt since `attemptedAt` posted it (read only after such an attempt). */
-  async function find(itemId: string, attemptedAt: Date): Promise<string | null> {
-    let cursor: string | undefined;
-    do {
-      const args = {
-        channel: adminChannel,
-        limit: HISTORY_PAGE_LIMIT,
-        include_all_metadata: true,
-        oldest: oldestBefore(attemptedAt),
-        ...(cursor && { cursor }),
-      };
-      const page = await history.call("conversations.history", () => client.conversations.history(args));
-      const found = (page.messages ?? []).find(
-        (m) =>
-          m.metadata?.event_type === ATTENTION_ALERT_TYPE &&
-          (m.metadata.event_payload as Record<string, unknown> | undefined)?.event_id === itemId,
-      );
-      if (found?.ts) return found.ts;
-      cursor = page.response_metadata?.next_cursor || undefined;
-    } while (cursor);
-    return null;
-  }
+  const find = (itemId: string, attemptedAt: Date) =>
+    findInPages(
+      (cursor) =>
+        history.call("conversations.history", () =>
+          client.conversations.history({
+            channel: adminChannel,
+            limit: HISTORY_PAGE_LIMIT,
+            include_all_metadata: true,
+            oldest: oldestBefore(attemptedAt),
+            ...(cursor && { cursor }),
+          }),
+        ),
+      withMetadata(ATTENTION_ALERT_TYPE, "event_id", itemId),
+    );
 
   return {
     async post(item, earlierAttempt) {

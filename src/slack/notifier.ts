@@ -18,6 +18,7 @@ import { ChannelPacer } from "../orders/updates/pacer.ts";
 import { orderMessage, recipientUserId } from "./blocks/order-message.ts";
 import { shown, truncate } from "./blocks/text.ts";
 import {
+  findInPages,
   HISTORY_PAGE_LIMIT,
   HistoryPace,
   isCannotPostHere,
@@ -25,6 +26,7 @@ import {
   slackErrorOf,
   toSlackCallError,
   type WebClient,
+  withMetadata,
 } from "./outbound/index.ts";
 
 export interface SlackNotifierOptions {
@@ -183,9 +185,6 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
     return { channel: res.channel, ts: res.ts };
   }
 
-  const isOurs = (order: Order) => (m: { metadata?: { event_type?: string; event_payload?: unknown } }) =>
-    m.metadata?.event_type === ORDER_MESSAGE_EVENT_TYPE &&
-    (m.metadata.event_payload as Record<string, unknown> | undefined)?.order_id === order.id;
   let warnedNoHistoryScope = false;
 
   const history = options.history ?? new HistoryPace();
@@ -195,33 +194,31 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
    * Reads the thread (shortcut orders) or the channel since the attempt for the order's message, at the pace of
    * Slack's limits on reading (outbound/history.ts).
    */
-  async function find(order: Order, channel: string, signal?: AbortSignal): Promise<string | null> {
+  function find(order: Order, channel: string, signal?: AbortSignal): Promise<string | null> {
     const oldest = oldestBefore(order.messageAttemptedAt ?? order.createdAt);
-    let cursor: string | undefined;
     const threadTs = order.slackThreadTs;
-    do {
-      const args = {
-        channel,
-        limit: HISTORY_PAGE_LIMIT,
-        include_all_metadata: true,
-        oldest,
-        ...(cursor && { cursor }),
-      };
-      const page = threadTs
-        ? await history.call(
-            "conversations.replies",
-            () => client.conversations.replies({ ...args, ts: threadTs }),
-            { signal, onRateLimited },
-          )
-        : await history.call("conversations.history", () => client.conversations.history(args), {
-            signal,
-            onRateLimited,
-          });
-      const found = (page.messages ?? []).find(isOurs(order));
-      if (found?.ts) return found.ts;
-      cursor = page.response_metadata?.next_cursor || undefined;
-    } while (cursor);
-    return null;
+    return findInPages(
+      (cursor) => {
+        const args = {
+          channel,
+          limit: HISTORY_PAGE_LIMIT,
+          include_all_metadata: true,
+          oldest,
+          ...(cursor && { cursor }),
+        };
+        return threadTs
+          ? history.call(
+              "conversations.replies",
+              () => client.conversations.replies({ ...args, ts: threadTs }),
+              { signal, onRateLimited },
+            )
+          : history.call("conversations.history", () => client.conversations.history(args), {
+              signal,
+              onRateLimited,
+            });
+      },
+      withMetadata(ORDER_MESSAGE_EVENT_TYPE, "order_id", order.id),
+    );
   }
 
   async function alertAdmins(alert: AdminAlert): Promise<void> {

@@ -7,7 +7,6 @@
  * re-sent either: a retried post whose first attempt did reach Slack would be a duplicate reply; the job
  * retries later, after checking what is already marked posted.
  */
-import type { ConversationsRepliesResponse } from "@slack/web-api";
 import { type Logger, pino } from "pino";
 import type { SlackChat } from "../../orders/updates/chat-port.ts";
 import {
@@ -19,7 +18,7 @@ import {
 } from "../../orders/updates/errors.ts";
 import { createSlackWebClient, type WebClient } from "./client.ts";
 import { toSlackCallError } from "./errors.ts";
-import { HISTORY_PAGE_LIMIT, HistoryPace, oldestBefore } from "./history.ts";
+import { findInPages, HISTORY_PAGE_LIMIT, HistoryPace, oldestBefore, withMetadata } from "./history.ts";
 import { slackSdkLogger } from "./sdk-logger.ts";
 
 /**
@@ -95,35 +94,25 @@ export function slackChatFromClient(client: WebClient, history: HistoryPace = ne
         throw toUpdateError("chat.update", args.channel, error);
       }
     },
-    async findReply({ channel, threadTs, eventType, eventId, attemptedAt }) {
-      let cursor: string | undefined;
-      do {
-        let page: ConversationsRepliesResponse;
-        try {
-          const args = {
-            channel,
-            ts: threadTs,
-            limit: HISTORY_PAGE_LIMIT,
-            include_all_metadata: true,
-            ...(attemptedAt && { oldest: oldestBefore(attemptedAt) }),
-            ...(cursor && { cursor }),
-          };
-          page = await history.call("conversations.replies", () => client.conversations.replies(args));
-        } catch (error) {
-          throw toUpdateError("conversations.replies", channel, error);
-        }
-        for (const message of page.messages ?? []) {
-          const metadata = message.metadata;
-          if (
-            metadata?.event_type === eventType &&
-            (metadata.event_payload as Record<string, unknown> | undefined)?.event_id === eventId
-          ) {
-            return message.ts ?? null;
+    findReply({ channel, threadTs, eventType, eventId, attemptedAt }) {
+      return findInPages(
+        async (cursor) => {
+          try {
+            const args = {
+              channel,
+              ts: threadTs,
+              limit: HISTORY_PAGE_LIMIT,
+              include_all_metadata: true,
+              ...(attemptedAt && { oldest: oldestBefore(attemptedAt) }),
+              ...(cursor && { cursor }),
+            };
+            return await history.call("conversations.replies", () => client.conversations.replies(args));
+          } catch (error) {
+            throw toUpdateError("conversations.replies", channel, error);
           }
-        }
-        cursor = page.response_metadata?.next_cursor || undefined;
-      } while (cursor);
-      return null;
+        },
+        withMetadata(eventType, "event_id", eventId),
+      );
     },
   };
 }

@@ -78,3 +78,34 @@ export class HistoryPace {
 export function oldestBefore(at: Date, skewMs = 60_000): string {
   return ((at.getTime() - skewMs) / 1000).toFixed(6);
 }
+
+/** A page of `conversations.history` or `conversations.replies`, as far as finding a message needs it. */
+export interface HistoryPage {
+  messages?: { ts?: string; metadata?: { event_type?: string; event_payload?: unknown } }[];
+  response_metadata?: { next_cursor?: string };
+}
+
+/** A message whose metadata is of `eventType` and whose payload's `key` is `value`. */
+export function withMetadata(eventType: string, key: string, value: string) {
+  return (message: NonNullable<HistoryPage["messages"]>[number]): boolean =>
+    message.metadata?.event_type === eventType &&
+    (message.metadata.event_payload as Record<string, unknown> | undefined)?.[key] === value;
+}
+
+/**
+ * Reads page after page (`read` is given the cursor; it makes the paced call) until a message matches: its ts, or
+ * null when the pages end. The one pager of every search for a message an interrupted attempt may have posted.
+ */
+export async function findInPages(
+  read: (cursor: string | undefined) => Promise<HistoryPage>,
+  matches: (message: NonNullable<HistoryPage["messages"]>[number]) => boolean,
+): Promise<string | null> {
+  let cursor: string | undefined;
+  do {
+    const page = await read(cursor);
+    const found = (page.messages ?? []).find(matches);
+    if (found) return found.ts ?? null;
+    cursor = page.response_metadata?.next_cursor || undefined;
+  } while (cursor);
+  return null;
+}

@@ -24,7 +24,14 @@ export {
   toSlackCallError,
 } from "./errors.ts";
 export { type UploadFileOptions, uploadFile } from "./file-upload.ts";
-export { HISTORY_PAGE_LIMIT, HistoryPace, type HistoryPaceOptions, oldestBefore } from "./history.ts";
+export {
+  findInPages,
+  HISTORY_PAGE_LIMIT,
+  HistoryPace,
+  type HistoryPaceOptions,
+  oldestBefore,
+  withMetadata,
+} from "./history.ts";
 export { RETRY_POLICIES, type RetryPolicy, type RetryPolicyName, retryAfterMsOf } from "./policies.ts";
 export { silentSdkLogger, slackSdkLogger } from "./sdk-logger.ts";
 export {
