@@ -157,9 +157,10 @@ function ownersOf(store: Store, schema: string, options: Partial<JobOwnersOption
     jobTable: `${schema}_jobs.job`,
     schema: `${schema}_jobs`,
     logger: pino({ level: "silent" }),
-    async fetch(queue, batchSize) {
+    async fetch(queue, batchSize, tx) {
       boss ??= bossOn(store, `${schema}_jobs`);
-      return (await boss).fetch(queue, { batchSize, includeMetadata: true });
+      const db = { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) };
+      return (await boss).fetch(queue, { batchSize, includeMetadata: true, db });
     },
     ...options,
   });
@@ -217,6 +218,41 @@ describe.skipIf(!TEST_BACKENDS.includes("postgres"))("job owners, on postgres", 
       });
       await until(jobsB, id, "completed");
       expect(await stateOf(jobsB, id)).toBe("completed");
+      expect(ran).toEqual([id]);
+    } finally {
+      await dying.stop();
+      await jobsB.stop({ graceMs: 0 });
+      await drop();
+    }
+  });
+
+  it("leave a job queued, for the next fetch at once, when its process dies between pg-boss's fetch and the claim", async () => {
+    const { schema, a, b, drop } = await sharedSchema();
+    const jobsB = createJobs({ store: b, pollIntervalMs: 50, owners: { sweepIntervalMs: 60_000 } });
+    // The dying process's connection ends right after pg-boss handed it the job, before the claim: as when the
+    // process is killed there, PostgreSQL sees the session go in the middle of the transaction.
+    const dying = ownersOf(a, schema, {
+      async fetch(queue, batchSize, tx) {
+        const boss = await bossOn(a, `${schema}_jobs`);
+        const db = { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) };
+        const fetched = await boss.fetch(queue, { batchSize, includeMetadata: true, db });
+        expect(fetched).toHaveLength(1);
+        await tx.query("SELECT pg_terminate_backend(pg_backend_pid())");
+        return fetched;
+      },
+    });
+    const ran: string[] = [];
+    try {
+      await jobsB.start();
+      const id = (await jobsB.send("place-order", { orderId: "fetched-then-killed-before-claim" })) ?? "";
+      await dying.start();
+      await expect(dying.fetch("place-order", 1)).rejects.toThrow();
+      expect(await stateOf(jobsB, id)).toBe("created");
+      // No sweep, no heartbeat: the next fetch takes it.
+      jobsB.work("place-order", async (job) => {
+        ran.push(job.id);
+      });
+      await until(jobsB, id, "completed");
       expect(ran).toEqual([id]);
     } finally {
       await dying.stop();

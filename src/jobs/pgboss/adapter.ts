@@ -51,7 +51,7 @@ export interface JobsOptions {
   failedRetentionDays?: number;
   /**
    * pg-boss's heartbeat: a running job not touched for this long is taken back (pg-boss minimum 10 s). Default
-   * 60 s on PostgreSQL, the backstop for a process killed between a fetch and its claim (owners.ts); none on the
+   * 60 s on PostgreSQL, the backstop should a claim ever be missing (owners.ts); none on the
    * embedded store (one process: what a crash left is queued again at start-up).
    */
   heartbeatSeconds?: number | null;
@@ -149,8 +149,8 @@ export function createJobs(options: JobsOptions): Jobs {
   });
   const scheduleWake = wake.schedule;
 
-  async function bossFetch(queue: string, batchSize: number): Promise<FetchedJob[]> {
-    const fetched = await boss.fetch<unknown>(queue, { batchSize, includeMetadata: true });
+  async function bossFetch(queue: string, batchSize: number, tx?: Queryable): Promise<FetchedJob[]> {
+    const fetched = await boss.fetch<unknown>(queue, { batchSize, includeMetadata: true, ...inTx(tx) });
     return fetched.map(
       (j): FetchedJob => ({
         id: j.id,

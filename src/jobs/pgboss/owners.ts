@@ -18,13 +18,15 @@
  *   a sweep that fails forgets what it saw, so an outage never counts as death.
  * - Each sweep also takes back this process's own claimed jobs that none of its workers runs, once they have
  *   stayed so for `graceMs`: a run whose outcome could not be recorded while the database was away.
- * - A process killed between pg-boss's fetch and the claim leaves an active job without a claim: pg-boss's
- *   heartbeat (the queue's `heartbeatSeconds`) takes that one back.
+ * - pg-boss's fetch and the claim are one transaction: a process killed between them (its connection closed by
+ *   its kernel) leaves the job queued, not active without a claim, so the next fetch anywhere takes it at once.
+ *   (Killed right after acking a click, the process was often in exactly that window, and the job then waited
+ *   for pg-boss's heartbeat and its next supervision, up to two minutes.)
  */
 import { randomInt } from "node:crypto";
 import pg from "pg";
 import type { Logger } from "pino";
-import type { Store } from "../../store/db.ts";
+import type { Queryable, Store } from "../../store/db.ts";
 import type { FetchedJob } from "../worker.ts";
 import { requeueInterrupted } from "./interrupted.ts";
 
@@ -42,8 +44,8 @@ export interface JobOwnersOptions {
   /** pg-boss's schema (for the `job_state` type). */
   schema: string;
   logger: Logger;
-  /** pg-boss's fetch for the queue (the jobs it made active for this process). */
-  fetch(queue: string, batchSize: number): Promise<FetchedJob[]>;
+  /** pg-boss's fetch for the queue (the jobs it made active for this process), inside `tx`. */
+  fetch(queue: string, batchSize: number, tx: Queryable): Promise<FetchedJob[]>;
   /** Default 5 s. */
   sweepIntervalMs?: number;
   /** How long a key must stay unlocked before its jobs are taken back (default 15 s). */
@@ -189,29 +191,31 @@ export function createJobOwners(options: JobOwnersOptions): JobOwners {
       timer.unref();
     },
     async fetch(queue, batchSize) {
-      const jobs = await options.fetch(queue, batchSize);
-      if (jobs.length === 0) return jobs;
-      // A claim is taken over from a dead process (its jobs were taken back by pg-boss before our sweep did) or
-      // kept by ours; a live other process's stays, and its job is left to the run it is already doing.
-      const { rows } = await store.query<{ job_id: string }>(
-        `INSERT INTO job_claims AS c (job_id, queue, owner_key)
-         SELECT id, $2, $3 FROM unnest($4::uuid[]) AS id
-         ON CONFLICT (job_id) DO UPDATE SET owner_key = excluded.owner_key, queue = excluded.queue,
-           claimed_at = now()
-         WHERE c.owner_key = excluded.owner_key OR NOT ${OWNER_ALIVE}
-         RETURNING job_id`,
-        [LOCK_NAMESPACE, queue, key, jobs.map((j) => j.id)],
-      );
-      const claimed = new Set(rows.map((r) => r.job_id));
-      for (const job of jobs) {
-        if (!claimed.has(job.id)) {
-          logger.warn(
-            { queue, jobId: job.id, ownerKey: key },
-            "job handed out again while a live process still runs it: not run twice",
-          );
+      return store.transaction(async (tx) => {
+        const jobs = await options.fetch(queue, batchSize, tx);
+        if (jobs.length === 0) return jobs;
+        // A claim is taken over from a dead process (its jobs were taken back by pg-boss before our sweep did) or
+        // kept by ours; a live other process's stays, and its job is left to the run it is already doing.
+        const { rows } = await tx.query<{ job_id: string }>(
+          `INSERT INTO job_claims AS c (job_id, queue, owner_key)
+           SELECT id, $2, $3 FROM unnest($4::uuid[]) AS id
+           ON CONFLICT (job_id) DO UPDATE SET owner_key = excluded.owner_key, queue = excluded.queue,
+             claimed_at = now()
+           WHERE c.owner_key = excluded.owner_key OR NOT ${OWNER_ALIVE}
+           RETURNING job_id`,
+          [LOCK_NAMESPACE, queue, key, jobs.map((j) => j.id)],
+        );
+        const claimed = new Set(rows.map((r) => r.job_id));
+        for (const job of jobs) {
+          if (!claimed.has(job.id)) {
+            logger.warn(
+              { queue, jobId: job.id, ownerKey: key },
+              "job handed out again while a live process still runs it: not run twice",
+            );
+          }
         }
-      }
-      return jobs.filter((j) => claimed.has(j.id));
+        return jobs.filter((j) => claimed.has(j.id));
+      });
     },
     async release(ids) {
       await store.query("DELETE FROM job_claims WHERE job_id = ANY($1::uuid[]) AND owner_key = $2", [
