@@ -32,6 +32,8 @@ interface Legacy {
 
 /** Jobs in every state, written by pg-boss 10 on `schema`, which is then stopped (as the old version was). */
 async function legacyJobs(store: Store, schema: string): Promise<Legacy> {
+  // The test store comes with pg-boss 12 installed, as a started app leaves it; this one is the old release's.
+  await store.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   const boss = new PgBossV10({
     db: { executeSql: (text: string, values: unknown[]) => store.query(text, values) },
     schema,

@@ -98,7 +98,9 @@ function writeAtomically(path: string, data: string | Uint8Array): void {
  * A migrated, empty embedded store as a tarball, for `openStore({ pgliteTemplate })`: loading it takes a
  * fraction of a second where creating a store from scratch (initdb) takes seconds. Tests cache it on disk.
  */
-export async function buildPgliteTemplate(options: { logger?: Logger } = {}): Promise<Blob> {
+export async function buildPgliteTemplate(
+  options: Pick<BuildDataTemplateOptions, "prepare" | "logger"> = {},
+): Promise<Blob> {
   const logger = options.logger ?? pino({ level: "silent" });
   const pglite = await createPglite("memory://");
   const store = pgliteStore(pglite, {
@@ -110,6 +112,7 @@ export async function buildPgliteTemplate(options: { logger?: Logger } = {}): Pr
   });
   try {
     await runMigrations(store, { logger });
+    await options.prepare?.(store);
     return await pglite.dumpDataDir("none");
   } finally {
     await store.close();
