@@ -483,9 +483,9 @@ describe("fake Slack fault injection", () => {
     now += 60_000;
     fake.answerLateNext("chat.postMessage", 2_000);
     const impatient = webClient(BOT_TOKEN, { timeout: 150 });
-    await expect(impatient.chat.postMessage({ channel: "C0ORDERS", text: "late answer" })).rejects.toMatchObject(
-      { code: ErrorCode.RequestError },
-    );
+    await expect(
+      impatient.chat.postMessage({ channel: "C0ORDERS", text: "late answer" }),
+    ).rejects.toMatchObject({ code: ErrorCode.RequestError });
     expect(fake.messages("C0ORDERS").filter((m) => m.text === "late answer")).toHaveLength(1);
     // The next call is answered as usual.
     await expect(client.chat.postMessage({ channel: "C0ORDERS", text: "on time" })).resolves.toMatchObject({

@@ -44,6 +44,7 @@ export const DEFAULT_BOT_SCOPES = [
   "channels:history",
   "groups:history",
   "im:history",
+  "im:write",
   "files:write",
 ] as const;
 
