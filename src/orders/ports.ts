@@ -38,6 +38,15 @@ export interface AdminAlert {
   subject?: AttentionSubject;
 }
 
+/**
+ * `earlierAttempt`: the caller recorded the alert as attempted before this call, and an earlier attempt was
+ * recorded too (its post may be in the admin channel with its answer lost: a timeout, a kill), so the alert is
+ * looked for there, by its key, before it is posted again. Null or absent: post straight away.
+ */
+export interface AlertOptions {
+  earlierAttempt?: Date | null | undefined;
+}
+
 /** An alert's text as plain words, references written `#C…` and `@U…` (for logs). */
 export function alertPlainText(alert: Pick<AdminAlert, "text">): string {
   if (typeof alert.text === "string") return alert.text;
@@ -68,7 +77,8 @@ export interface OrderNotifier {
    * the answer was lost), else null. Used by `showOrder` (show-order.ts) before posting again.
    */
   findPublished?(order: Order, options?: SlackCallOptions): Promise<OriginMessage | null>;
-  alertAdmins(alert: AdminAlert): Promise<void>;
+  /** Posts the alert once per key in this process; every alert carries its key in its metadata. */
+  alertAdmins(alert: AdminAlert, options?: AlertOptions): Promise<void>;
 }
 
 /** What placement counts (src/metrics.ts implements it with Prometheus counters). */

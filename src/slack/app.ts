@@ -270,6 +270,8 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
       client: outboundClient,
       customer: options.customer,
       metrics: options.metrics,
+      history: options.history,
+      logger,
     }),
     home,
     context,

@@ -2,8 +2,9 @@
  * The Slack side of `OrderNotifier`: the order's message in its channel (or, for the message shortcut, in the
  * ticket message's thread), kept up to date with `chat.update`; a DM to the requester when the bot cannot post
  * in the channel, saying how to fix it (not for workflow orders: their requester is the bot, so the admin
- * channel is told instead); admin alerts in the admin channel, each sent once. Every post and update, and every
- * 429, is counted in the same Prometheus counters the post-update worker uses. Every post waits for its channel's
+ * channel is told instead); admin alerts in the admin channel, each sent once (each carries its key in its metadata:
+ * a caller that records its attempts, as the budget alerts do, has it looked for before it is posted again). Every
+ * post and update, and every 429, is counted in the same Prometheus counters the post-update worker uses. Every post waits for its channel's
  * pace (`ChannelPacer`, shared with the post-update worker: order messages, replies and alerts together keep to
  * Slack's ~1 message per second per channel).
  */
@@ -13,12 +14,19 @@ import { type Logger, pino } from "pino";
 import type { Customer } from "../config/catalog.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Order, OriginMessage } from "../orders/model/order.ts";
-import type { AdminAlert, OrderChange, OrderNotifier, SlackCallOptions } from "../orders/ports.ts";
+import type {
+  AdminAlert,
+  AlertOptions,
+  OrderChange,
+  OrderNotifier,
+  SlackCallOptions,
+} from "../orders/ports.ts";
 import { ChannelPacer } from "../orders/updates/pacer.ts";
 import { orderMessage, recipientUserId } from "./blocks/order-message.ts";
 import { shown, truncate } from "./blocks/text.ts";
 import {
   findInPages,
+  findPosted,
   HISTORY_PAGE_LIMIT,
   HistoryPace,
   isCannotPostHere,
@@ -47,6 +55,8 @@ export interface SlackNotifierOptions {
 
 /** `metadata.event_type` of an order's message; `event_payload.order_id` names the order. */
 export const ORDER_MESSAGE_EVENT_TYPE = "order_desk_order";
+/** `metadata.event_type` of an admin alert without buttons; `event_payload.event_id` is its key. */
+export const ADMIN_ALERT_EVENT_TYPE = "order_desk_admin_alert";
 
 /** Calls refused with 429 are tried this many times in all, each after its Retry-After. */
 const RATE_LIMITED_ATTEMPTS = 4;
@@ -221,10 +231,39 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
     );
   }
 
-  async function alertAdmins(alert: AdminAlert): Promise<void> {
+  let warnedNoAlertSearch = false;
+
+  /**
+   * The alert an interrupted attempt since `attemptedAt` left in the admin channel (found by its key), or null.
+   * Without the history scopes it cannot look: it says so once, and the alert is posted again.
+   */
+  async function earlierAlert(alert: AdminAlert, attemptedAt: Date): Promise<string | null> {
+    const channel = options.adminChannel;
+    try {
+      const args = { channel, attemptedAt, eventType: ADMIN_ALERT_EVENT_TYPE, eventId: alert.key };
+      const ts = await findPosted(client, history, args, { onRateLimited });
+      if (ts !== null)
+        logger.info({ key: alert.key, ts }, "found the admin alert an interrupted attempt posted");
+      return ts;
+    } catch (error) {
+      if (slackErrorOf(error) !== "missing_scope") throw error;
+      if (!warnedNoAlertSearch) {
+        warnedNoAlertSearch = true;
+        logger.warn(
+          { channel },
+          "cannot read the admin channel (missing_scope): reinstall the app with manifest.yml's history scopes, or an alert interrupted by a crash may appear twice",
+        );
+      }
+      return null;
+    }
+  }
+
+  async function alertAdmins(alert: AdminAlert, alertOptions: AlertOptions = {}): Promise<void> {
     if (alerted.has(alert.key)) return;
     alerted.add(alert.key);
     try {
+      const { earlierAttempt } = alertOptions;
+      if (earlierAttempt && (await earlierAlert(alert, earlierAttempt)) !== null) return;
       const message = renderAdminAlert(alert);
       await patiently(
         metrics,
@@ -234,6 +273,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
             channel: options.adminChannel,
             text: message.text,
             blocks: message.blocks,
+            metadata: { event_type: ADMIN_ALERT_EVENT_TYPE, event_payload: { event_id: alert.key } },
           }),
         undefined,
         { pacer, channel: options.adminChannel },

@@ -479,6 +479,20 @@ describe("fake Slack fault injection", () => {
     expect(fake.messages("C0ORDERS").filter((m) => m.text === "lost answer")).toHaveLength(1);
   });
 
+  it("can take a post at once and answer it after the caller's timeout, as a slow Slack does", async () => {
+    now += 60_000;
+    fake.answerLateNext("chat.postMessage", 2_000);
+    const impatient = webClient(BOT_TOKEN, { timeout: 150 });
+    await expect(
+      impatient.chat.postMessage({ channel: "C0ORDERS", text: "late answer" }),
+    ).rejects.toMatchObject({ code: ErrorCode.RequestError });
+    expect(fake.messages("C0ORDERS").filter((m) => m.text === "late answer")).toHaveLength(1);
+    // The next call is answered as usual.
+    await expect(client.chat.postMessage({ channel: "C0ORDERS", text: "on time" })).resolves.toMatchObject({
+      ok: true,
+    });
+  });
+
   it("hangs a call until the client times out, without keeping close() waiting", async () => {
     fake.hangNext("users.info");
     const impatient = webClient(BOT_TOKEN, { timeout: 150 });

@@ -10,7 +10,12 @@ export type Fault =
   | { kind: "http"; status: number; body: string }
   | { kind: "hang" }
   /** Slack does the work, then the connection drops before the answer: the caller cannot tell it happened. */
-  | { kind: "lost_answer" };
+  | { kind: "lost_answer" }
+  /**
+   * Slack does the work at once but answers only after `delayMs`: a caller whose timeout is shorter has given up
+   * (and may try again) although the call took effect.
+   */
+  | { kind: "late_answer"; delayMs: number };
 
 interface Rule {
   method: string | undefined;

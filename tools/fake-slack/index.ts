@@ -13,6 +13,7 @@ export {
   DEFAULT_FUNCTION_OUTPUTS,
   type FakeSlack,
   type FakeSlackOptions,
+  type FaultScope,
   type ResponseUrlPost,
   startFakeSlack,
   type ViewResponseOutcome,

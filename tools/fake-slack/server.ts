@@ -44,6 +44,7 @@ export const DEFAULT_BOT_SCOPES = [
   "channels:history",
   "groups:history",
   "im:history",
+  "im:write",
   "files:write",
 ] as const;
 
@@ -274,6 +275,11 @@ export interface FakeSlack {
   hangNext(method: string, count?: number, options?: FaultScope): void;
   /** The next calls of `method` take effect, but their answers are lost (the connection drops); as `hangNext`. */
   loseAnswerNext(method: string, count?: number, options?: FaultScope): void;
+  /**
+   * The next calls of `method` take effect at once, but are answered only after `delayMs` (longer than the caller's
+   * timeout: it gave up on a call that worked); as `hangNext`.
+   */
+  answerLateNext(method: string, delayMs: number, count?: number, options?: FaultScope): void;
   clearFaults(): void;
 
   waitFor<T>(predicate: () => T | undefined | null | false, opts?: WaitForOptions): Promise<T>;
@@ -424,6 +430,14 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     if (fault?.kind === "lost_answer") {
       record.httpStatus = 0;
       req.socket.destroy();
+      return record;
+    }
+    if (fault?.kind === "late_answer") {
+      const late = body;
+      // The caller may have dropped the connection by then (its timeout): nobody is left to answer.
+      setTimeout(() => {
+        if (!res.destroyed) send(res, 200, late, { "x-oauth-scopes": [...scopes].join(",") });
+      }, fault.delayMs).unref();
       return record;
     }
     send(res, 200, body, { "x-oauth-scopes": [...scopes].join(",") });
@@ -618,6 +632,8 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
       faults.add(method, count, { kind: "hang" }, options.channel, options.text),
     loseAnswerNext: (method, count = 1, options = {}) =>
       faults.add(method, count, { kind: "lost_answer" }, options.channel, options.text),
+    answerLateNext: (method, delayMs, count = 1, options = {}) =>
+      faults.add(method, count, { kind: "late_answer", delayMs }, options.channel, options.text),
     clearFaults: () => faults.clear(),
 
     waitFor<T>(predicate: () => T | undefined | null | false, opts: WaitForOptions = {}): Promise<T> {

@@ -1,7 +1,8 @@
 /**
  * DMing the approvers of an order's round who have not been asked yet: by the request job, and again by the
  * reminder when it falls due (an approver whose DM failed until the request job gave up gets it then). Each DM
- * Slack took is recorded at once, so nobody is asked twice. An approver Slack will never DM (`account_inactive`,
+ * is recorded as attempted before Slack is called and recorded again once Slack took it, so nobody is asked twice:
+ * a DM whose answer was lost (a timeout, a kill) is looked for by the next attempt instead of being sent again. An approver Slack will never DM (`account_inactive`,
  * `user_not_found`…) is recorded as unreachable: not tried again for this round, and the admins are told once.
  */
 import type { Logger } from "pino";
@@ -9,6 +10,7 @@ import type { Store } from "../../store/db.ts";
 import {
   listApprovalMessages,
   listUnreachableApprovers,
+  markApprovalDmAttempted,
   recordApprovalDmFailure,
   recordApprovalMessage,
 } from "../../store/repositories/approvals.ts";
@@ -45,7 +47,8 @@ export async function askApprovers(
   for (const approver of approvers) {
     if (done.has(approver) || unreachable.has(approver)) continue;
     try {
-      const dm = await deps.approvals.ask(order, approver, { signal });
+      const earlierAttempt = await markApprovalDmAttempted(deps.store, order.id, approver);
+      const dm = await deps.approvals.ask(order, approver, { signal, earlierAttempt });
       await recordApprovalMessage(deps.store, { orderId: order.id, approver, ...dm });
       result.asked.push(approver);
     } catch (error) {

@@ -1,7 +1,8 @@
 /**
  * The approval's durable jobs, one queue each (src/jobs/queues.ts), each once per order:
  * - `approval-request`: the order's message ("Waiting for approval from …") and a DM to every approver, retried
- *   for those whose DM Slack did not take (each DM sent is recorded, and not sent again);
+ *   for those whose DM Slack did not take (each DM sent is recorded, and not sent again; each attempted too, so a
+ *   retry after a lost answer finds the DM instead of sending another);
  * - `approval-decision`: after a decision or the expiry, every approver DM shows it (buttons gone), the order's
  *   thread is told once, a rejected or expired workflow order fails its step, the order's message shows the end;
  * - `approval-reminder`: one reminder to each approver who has not decided, if the order still waits;
@@ -22,6 +23,7 @@ import {
   type ApprovalMessage,
   claimReminder,
   listApprovalMessages,
+  markAnnounceAttempted,
   markApprovalAnnounced,
   markApprovalCounted,
   markApproverReminded,
@@ -195,7 +197,9 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
       throw new RetryLaterError(MESSAGE_WAIT_MS, "the order's message is not posted yet");
     }
     if (order.approval && order.approval.announcedAt === null) {
-      await deps.approvals.announce(order, { signal: job.signal });
+      // Recorded as attempted first: a run after one whose answer was lost finds the reply instead of repeating it.
+      const earlierAttempt = await markAnnounceAttempted(deps.store, order.id);
+      await deps.approvals.announce(order, { signal: job.signal, earlierAttempt });
       order = (await markApprovalAnnounced(deps.store, order.id)) ?? order;
     }
     const context = parseWorkflowContext(order.workflow);
@@ -236,18 +240,20 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     // once Slack took the reminder, so a run repeated later skips it and a failed send (the claim given back) is
     // sent again by the job's retry. A run that dies between the claim and the record leaves a claim without
     // `reminded_at`: once it is older than the longest a run may take (the worker aborts a run then), the next run
-    // takes it over and sends the reminder, so none is lost. The only repeat left is a reminder Slack took whose
-    // answer, or whose record, was lost in the moment after (the approver is reminded twice, which beats never).
+    // takes it over and sends the reminder, so none is lost. The first claim is also the reminder's attempt, kept
+    // when the claim is given back: a run after one whose answer (or whose record) was lost looks for the reminder
+    // in the DM's thread before sending it, so none is sent twice either.
     let failure: unknown = null;
     let heldByAnotherRun = false;
     for (const dm of dms) {
       if (dm.remindedAt) continue;
-      if (!(await claimReminder(deps.store, order.id, dm.approver, reminderLeaseMs))) {
+      const claim = await claimReminder(deps.store, order.id, dm.approver, reminderLeaseMs);
+      if (!claim) {
         heldByAnotherRun = true;
         continue;
       }
       try {
-        await deps.approvals.remind(order, dm, { signal: job.signal });
+        await deps.approvals.remind(order, dm, { signal: job.signal, earlierAttempt: claim.earlierAttempt });
       } catch (error) {
         await releaseReminder(deps.store, order.id, dm.approver);
         if (job.signal.aborted) throw error;

@@ -4,7 +4,9 @@
  * that an order was placed over it (`onExceed: warn`, the first of the month), and says so in the thread of every
  * order placed over it. Whom to tell was claimed in the store by that transaction (budget_alerts), and the claim
  * records when the admins were told, so neither a rerun nor a restart nor another replica tells them twice. The
- * thread line waits (re-scheduled, not failed) until the order's message is posted, at most `threadWaitMs`.
+ * alert is recorded as attempted before Slack is called: a run after one whose answer was lost (a timeout, a kill
+ * between the post and `told_at`) looks for it in the admin channel instead of posting it again. The thread line
+ * waits (re-scheduled, not failed) until the order's message is posted, at most `threadWaitMs`.
  */
 import { type Logger, pino } from "pino";
 import { RetryLaterError } from "../../jobs/errors.ts";
@@ -13,11 +15,16 @@ import type { BudgetAlertJobData } from "../../jobs/payloads.ts";
 import { QUEUES } from "../../jobs/queues.ts";
 import type { JobHandler } from "../../jobs/worker.ts";
 import type { Store } from "../../store/db.ts";
-import { getBudgetAlert, markBudgetAlertTold } from "../../store/repositories/budgets.ts";
+import {
+  type BudgetAlertKey,
+  getBudgetAlert,
+  markBudgetAlertAttempted,
+  markBudgetAlertTold,
+} from "../../store/repositories/budgets.ts";
 import { getOrder } from "../../store/repositories/orders.ts";
 import { inert } from "../inert.ts";
 import type { Order } from "../model/order.ts";
-import type { OrderNotifier } from "../ports.ts";
+import type { AdminAlert, OrderNotifier } from "../ports.ts";
 import type { SlackChat } from "../updates/chat-port.ts";
 import { moneyText } from "./format.ts";
 
@@ -51,6 +58,14 @@ function orderName(order: Order): string {
 export function budgetAlertHandler(deps: BudgetAlertDeps): JobHandler<BudgetAlertJobData> {
   const logger = deps.logger ?? pino({ level: "silent" });
   const now = deps.now ?? (() => new Date());
+
+  /** Attempt recorded, posted (or found where an earlier attempt left it), told recorded. */
+  async function tell(key: BudgetAlertKey, alert: AdminAlert): Promise<void> {
+    const earlierAttempt = await markBudgetAlertAttempted(deps.store, key);
+    await deps.notifier.alertAdmins(alert, { earlierAttempt });
+    await markBudgetAlertTold(deps.store, key, now());
+  }
+
   return async (job) => {
     const data = job.data;
     if (data.kind === "threshold") {
@@ -58,12 +73,11 @@ export function budgetAlertHandler(deps: BudgetAlertDeps): JobHandler<BudgetAler
       if ((await getBudgetAlert(deps.store, key))?.toldAt) return;
       const spent = moneyText(data.spent, data.currency);
       const monthly = moneyText(data.monthly, data.currency);
-      await deps.notifier.alertAdmins({
+      await tell(key, {
         key: `budget:${data.profile}:${data.month}:${data.percent}`,
         title: data.percent === 100 ? "Monthly budget used up" : "Monthly budget 80 % used",
         text: `The profile "${inert(data.profile)}" has spent ${spent} of its ${monthly} budget in ${data.month} (${data.percent === 100 ? "100 % or more" : "80 % or more"}), counting orders waiting for approval.`,
       });
-      await markBudgetAlertTold(deps.store, key, now());
       logger.info({ profile: data.profile, month: data.month, percent: data.percent }, "budget alert sent");
       return;
     }
@@ -78,12 +92,11 @@ export function budgetAlertHandler(deps: BudgetAlertDeps): JobHandler<BudgetAler
     // thread line follows.
     const claim = await getBudgetAlert(deps.store, { overBudgetOrderId: order.id });
     if (claim && claim.toldAt === null) {
-      await deps.notifier.alertAdmins({
+      await tell(claim, {
         key: `budget:${claim.profile}:${claim.month}:over`,
         title: "Order placed over budget",
         text: `${orderName(order)} (${moneyText(order.total ?? "0", data.currency)}) took "${inert(order.profile)}" to ${moneyText(data.spent, data.currency)} in ${claim.month}, over its monthly budget of ${moneyText(data.monthly, data.currency)}. It was placed: the profile's budget only warns (onExceed: warn). Further orders over the budget this month are placed too, each with a line in its thread, without another alert.`,
       });
-      await markBudgetAlertTold(deps.store, claim, now());
     }
     if (order.slackChannelId && thread) {
       // A run after one whose answer was lost (a timeout, a crash) finds the line in the thread instead of posting

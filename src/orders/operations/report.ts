@@ -135,8 +135,8 @@ export async function postUnsentAlerts(
 export function withAttention(notifier: OrderNotifier, deps: AttentionReporterDeps): OrderNotifier {
   return {
     ...notifier,
-    async alertAdmins(alert) {
-      if (!alert.subject) return notifier.alertAdmins(alert);
+    async alertAdmins(alert, options) {
+      if (!alert.subject) return notifier.alertAdmins(alert, options);
       await raiseAttention(deps, { ...alert, subject: alert.subject });
     },
   };

@@ -11,6 +11,7 @@
  *   rest of the process's life: an app under the limited budget then makes no more calls than it may.
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import type { WebClient } from "./client.ts";
 import { toSlackCallError } from "./errors.ts";
 
 /** Messages asked for per page: the most Slack returns to an app under the limited budget. */
@@ -108,4 +109,49 @@ export async function findInPages(
     cursor = page.response_metadata?.next_cursor || undefined;
   } while (cursor);
   return null;
+}
+
+/** Where to look for a message of ours an interrupted attempt may have posted, and how to recognise it. */
+export interface FindPostedArgs {
+  channel: string;
+  /** A reply in this thread (`conversations.replies`); without it, a message of the channel (`conversations.history`). */
+  threadTs?: string | undefined;
+  /** The earliest recorded attempt: only the messages since then (less the clocks' skew) are read. */
+  attemptedAt: Date;
+  /** The message's `metadata.event_type`; its `event_payload.event_id` is `eventId`. */
+  eventType: string;
+  eventId: string;
+}
+
+/**
+ * The ts of our message with this metadata posted since `attemptedAt` in the thread or the channel, or null; read
+ * at `history`'s pace. Throws the client's errors (`missing_scope` when the app lacks the history scopes).
+ */
+export function findPosted(
+  client: WebClient,
+  history: HistoryPace,
+  args: FindPostedArgs,
+  options: { signal?: AbortSignal | undefined; onRateLimited?: (method: string) => void } = {},
+): Promise<string | null> {
+  const { channel, threadTs } = args;
+  const oldest = oldestBefore(args.attemptedAt);
+  return findInPages(
+    (cursor) => {
+      const page = {
+        channel,
+        limit: HISTORY_PAGE_LIMIT,
+        include_all_metadata: true,
+        oldest,
+        ...(cursor && { cursor }),
+      };
+      return threadTs
+        ? history.call(
+            "conversations.replies",
+            () => client.conversations.replies({ ...page, ts: threadTs }),
+            options,
+          )
+        : history.call("conversations.history", () => client.conversations.history(page), options);
+    },
+    withMetadata(args.eventType, "event_id", args.eventId),
+  );
 }

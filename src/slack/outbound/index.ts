@@ -25,7 +25,9 @@ export {
 } from "./errors.ts";
 export { type UploadFileOptions, uploadFile } from "./file-upload.ts";
 export {
+  type FindPostedArgs,
   findInPages,
+  findPosted,
   HISTORY_PAGE_LIMIT,
   HistoryPace,
   type HistoryPaceOptions,

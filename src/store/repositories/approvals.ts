@@ -2,7 +2,8 @@
  * Approvals in the store: what an order waiting for approval asked for (`orders.approval`), the decision (one
  * conditional UPDATE: only an order still `awaiting_approval` is decided, so the first decision wins), and the
  * approvers' DMs (`approval_messages`), each updated with the decision and reminded once (claimed, then recorded as
- * sent).
+ * sent). Each post the approval makes is recorded as attempted before Slack is called (`approval_dm_attempts`,
+ * `remind_attempted_at`, `approval_announce_attempted_at`), so a retry after a lost answer looks for it first.
  * Like orders.ts, every function runs one statement on the `Queryable` it is given.
  */
 import type { ApprovalOutcome, ApprovalRequest, OrderApproval } from "../../orders/model/approval.ts";
@@ -53,10 +54,12 @@ export async function restartApproval(
 ): Promise<Order | null> {
   await q.query("DELETE FROM approval_messages WHERE order_id = $1", [orderId]);
   await q.query("DELETE FROM approval_dm_failures WHERE order_id = $1", [orderId]);
+  await q.query("DELETE FROM approval_dm_attempts WHERE order_id = $1", [orderId]);
   return one(
     q,
     `UPDATE orders SET approval = $2, approval_decided_by = NULL, approval_decided_at = NULL,
-       approval_reason = NULL, approval_announced_at = NULL, approval_counted_at = NULL,
+       approval_reason = NULL, approval_announced_at = NULL, approval_announce_attempted_at = NULL,
+       approval_counted_at = NULL,
        status = CASE WHEN $2::jsonb IS NULL THEN status ELSE 'awaiting_approval' END, updated_at = now()
      WHERE id = $1 RETURNING *`,
     [orderId, request === null ? null : JSON.stringify(request)],
@@ -99,6 +102,21 @@ export function markApprovalAnnounced(q: Queryable, orderId: string): Promise<Or
 }
 
 /**
+ * Records that the decision is about to be told in the order's thread (before Slack is called); returns when an
+ * earlier attempt was recorded (its answer, or its record, may have been lost: look for the reply before posting
+ * again), or null for the first attempt.
+ */
+export async function markAnnounceAttempted(q: Queryable, orderId: string): Promise<Date | null> {
+  const { rows } = await q.query(
+    `UPDATE orders o SET approval_announce_attempted_at = COALESCE(b.before, now())
+       FROM (SELECT id, approval_announce_attempted_at AS before FROM orders WHERE id = $1 FOR UPDATE) b
+      WHERE o.id = b.id RETURNING b.before`,
+    [orderId],
+  );
+  return (rows[0]?.before as Date | null | undefined) ?? null;
+}
+
+/**
  * Marks the order's current approval request as counted (`order_desk_approvals_requested_total`); false when it
  * was counted before. `restartApproval` clears the mark for the next round.
  */
@@ -120,6 +138,8 @@ export interface ApprovalMessage {
   remindedAt: Date | null;
   /** When a run of the reminder job claimed it (see `claimReminder`). */
   remindClaimedAt: Date | null;
+  /** When the reminder was first claimed to be sent: it may be in Slack even though `remindedAt` is not set. */
+  remindAttemptedAt: Date | null;
   decidedShownAt: Date | null;
 }
 
@@ -131,8 +151,30 @@ function mapMessage(row: Row): ApprovalMessage {
     messageTs: row.message_ts,
     remindedAt: row.reminded_at ?? null,
     remindClaimedAt: row.remind_claimed_at ?? null,
+    remindAttemptedAt: row.remind_attempted_at ?? null,
     decidedShownAt: row.decided_shown_at ?? null,
   };
+}
+
+/**
+ * Records that the approver's DM is about to be sent (before Slack is called); returns when an earlier attempt was
+ * recorded (its answer may have been lost: look for the DM before sending it again), or null for the first.
+ */
+export async function markApprovalDmAttempted(
+  q: Queryable,
+  orderId: string,
+  approver: string,
+): Promise<Date | null> {
+  const { rows } = await q.query(
+    `WITH before AS (SELECT attempted_at FROM approval_dm_attempts WHERE order_id = $1 AND approver = $2),
+     first AS (
+       INSERT INTO approval_dm_attempts (order_id, approver, attempted_at) VALUES ($1, $2, now())
+       ON CONFLICT (order_id, approver) DO NOTHING
+     )
+     SELECT attempted_at FROM before`,
+    [orderId, approver],
+  );
+  return (rows[0]?.attempted_at as Date | undefined) ?? null;
 }
 
 /** Records an approver's DM (once per order and approver). */
@@ -170,27 +212,35 @@ async function markOnce(
 }
 
 /**
- * Claims the approver's reminder for one run of the reminder job: true when it is not sent yet and nobody holds
+ * Claims the approver's reminder for one run of the reminder job: claimed when it is not sent yet and nobody holds
  * it, or its claim is older than `leaseMs` (the run that took it died before sending it, or before recording that
- * it did). False when it was sent, or another run holds it now.
+ * it did). Null when it was sent, or another run holds it now. The claim is also the reminder's attempt, kept when
+ * the claim is given back: `earlierAttempt` says when an earlier run first tried (its reminder may be in Slack
+ * with its answer lost: look for it before sending again), null for the first.
  */
 export async function claimReminder(
   q: Queryable,
   orderId: string,
   approver: string,
   leaseMs: number,
-): Promise<boolean> {
+): Promise<{ earlierAttempt: Date | null } | null> {
   const { rows } = await q.query(
-    `UPDATE approval_messages SET remind_claimed_at = now()
-     WHERE order_id = $1 AND approver = $2 AND reminded_at IS NULL
-       AND (remind_claimed_at IS NULL OR remind_claimed_at < now() - make_interval(secs => $3))
-     RETURNING approver`,
+    `UPDATE approval_messages a SET remind_claimed_at = now(), remind_attempted_at = COALESCE(b.before, now())
+       FROM (SELECT order_id, approver, remind_attempted_at AS before FROM approval_messages
+              WHERE order_id = $1 AND approver = $2 FOR UPDATE) b
+      WHERE a.order_id = b.order_id AND a.approver = b.approver AND a.reminded_at IS NULL
+        AND (a.remind_claimed_at IS NULL OR a.remind_claimed_at < now() - make_interval(secs => $3))
+     RETURNING b.before`,
     [orderId, approver, leaseMs / 1000],
   );
-  return rows.length > 0;
+  const row = rows[0];
+  return row ? { earlierAttempt: (row.before as Date | null) ?? null } : null;
 }
 
-/** Gives up a claim whose reminder Slack did not take, so the job's retry sends it at once. */
+/**
+ * Gives up a claim whose reminder Slack may not have taken, so the job's retry sends it at once (after looking for
+ * it: the attempt stays recorded).
+ */
 export async function releaseReminder(q: Queryable, orderId: string, approver: string): Promise<void> {
   await q.query(
     `UPDATE approval_messages SET remind_claimed_at = NULL

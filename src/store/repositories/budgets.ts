@@ -116,6 +116,21 @@ export async function getBudgetAlert(
   return rows[0] ?? null;
 }
 
+/**
+ * Records that a claimed alert is about to be posted (before Slack is called); returns when an earlier attempt was
+ * recorded (its post may be in Slack with its answer lost: look for it before posting again), or null for the first.
+ */
+export async function markBudgetAlertAttempted(q: Queryable, key: BudgetAlertKey): Promise<Date | null> {
+  const { rows } = await q.query(
+    `UPDATE budget_alerts a SET attempted_at = COALESCE(b.before, now())
+       FROM (SELECT profile, month, kind, attempted_at AS before FROM budget_alerts
+              WHERE profile = $1 AND month = $2 AND kind = $3 FOR UPDATE) b
+      WHERE a.profile = b.profile AND a.month = b.month AND a.kind = b.kind RETURNING b.before`,
+    [key.profile, key.month, key.kind],
+  );
+  return (rows[0]?.before as Date | null | undefined) ?? null;
+}
+
 /** Records that the admins were told of a claimed alert. */
 export async function markBudgetAlertTold(q: Queryable, key: BudgetAlertKey, at: Date): Promise<void> {
   await q.query(

@@ -1,0 +1,111 @@
+/**
+ * The approval's posts shown once although Slack took a post whose answer never came back: the connection dropped
+ * after Slack stored it (`lost_answer`), or Slack answered after the client's timeout (`late_answer`). The job is
+ * retried; each post was recorded as attempted before Slack was called, so the retry looks for it (by its
+ * metadata) and does not post it again: the approver's DM with Approve / Reject, the reminder in its thread, and
+ * the decision told in the order's thread. Over the real wire (the fake Slack Web API), on the store of
+ * DATABASE_URL or PGlite.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { QUEUES } from "../../src/jobs/queues.ts";
+import { approvalJobId } from "../../src/orders/approvals/request.ts";
+import { listApprovalMessages } from "../../src/store/repositories/approvals.ts";
+import type { FaultScope } from "../../tools/fake-slack/index.ts";
+import { TEST_KEY } from "../supplier/support/fixtures.ts";
+import { type StubSupplier, startStubSupplier } from "../supplier/support/stub-supplier.ts";
+import {
+  approvalConfig,
+  approvalDmFor,
+  approvalDmsFor,
+  jobDone,
+  orderFor,
+  rejectInDm,
+  remindersUnder,
+  runWhenDue,
+} from "./support/approvals.ts";
+import { BOSS, type Harness, HELPDESK, MANAGER, startHarness } from "./support/harness.ts";
+
+/** Longer than the client's timeout (the harness's 5 s): the app has given up on the call by then. */
+const LATE_MS = 8_000;
+
+const MODES = ["lost_answer", "late_answer"] as const;
+
+describe.each(MODES)("approval posts whose answer Slack lost (%s)", (mode) => {
+  let supplier: StubSupplier;
+  let h: Harness;
+
+  beforeAll(async () => {
+    supplier = await startStubSupplier([]);
+    h = await startHarness({
+      supplierUrl: supplier.baseUrl,
+      apiKey: TEST_KEY,
+      config: approvalConfig([{ always: true }], { remindAfterHours: 24, expireAfterDays: 7 }),
+    });
+  });
+
+  afterAll(async () => {
+    await h?.close();
+    await supplier?.close();
+  });
+
+  /** Slack takes the next matching chat.postMessage, and its answer never reaches the app in time. */
+  function interruptNextPost(scope: FaultScope): void {
+    if (mode === "lost_answer") h.fake.loseAnswerNext("chat.postMessage", 1, scope);
+    else h.fake.answerLateNext("chat.postMessage", LATE_MS, 1, scope);
+  }
+
+  const postsTo = (channel: string, text: string) =>
+    h.fake
+      .calls("chat.postMessage")
+      .filter((c) => c.args.channel === channel && JSON.stringify(c.args).includes(text));
+
+  it("DMs an approver once: the retry finds the DM Slack took and records it", async () => {
+    // The request job DMs the manager (by user id) first; that DM's answer is lost.
+    interruptNextPost({ channel: MANAGER });
+    const order = await orderFor(h, "DML-1");
+    const job = await jobDone(h, QUEUES.approvalRequest, approvalJobId(QUEUES.approvalRequest, order.id));
+    expect(job.runs).toBe(2);
+    expect(approvalDmsFor(h, MANAGER, "DML-1")).toHaveLength(1);
+    expect(approvalDmsFor(h, BOSS, "DML-1")).toHaveLength(1);
+    expect(postsTo(MANAGER, "DML-1")).toHaveLength(1);
+    // The DM found is the one recorded: the decision will rewrite it.
+    const dm = approvalDmFor(h, MANAGER, "DML-1")!;
+    const recorded = (await listApprovalMessages(h.store, order.id)).find((m) => m.approver === MANAGER);
+    expect(recorded).toMatchObject({ channelId: dm.channel, messageTs: dm.ts });
+  });
+
+  it("reminds an approver once: the retry finds the reminder Slack took", async () => {
+    const order = await orderFor(h, "REML-1");
+    await jobDone(h, QUEUES.approvalRequest, approvalJobId(QUEUES.approvalRequest, order.id));
+    const managerDm = approvalDmFor(h, MANAGER, "REML-1")!;
+    const bossDm = approvalDmFor(h, BOSS, "REML-1")!;
+    interruptNextPost({ channel: managerDm.channel, text: "Reminder" });
+    const job = await runWhenDue(
+      h,
+      QUEUES.approvalReminder,
+      approvalJobId(QUEUES.approvalReminder, order.id),
+    );
+    expect(job.runs).toBe(2);
+    expect(remindersUnder(h, managerDm)).toHaveLength(1);
+    expect(remindersUnder(h, bossDm)).toHaveLength(1);
+    expect(postsTo(managerDm.channel, "Reminder")).toHaveLength(1);
+    const messages = await listApprovalMessages(h.store, order.id);
+    expect(messages.map((m) => m.remindedAt !== null)).toEqual([true, true]);
+  });
+
+  it("tells the order's thread of the decision once: the retry finds the reply Slack took", async () => {
+    const order = await orderFor(h, "DECL-1");
+    await jobDone(h, QUEUES.approvalRequest, approvalJobId(QUEUES.approvalRequest, order.id));
+    interruptNextPost({ channel: HELPDESK, text: "The order was not placed" });
+    await rejectInDm(h, BOSS, approvalDmFor(h, BOSS, "DECL-1")!, "Not this quarter");
+    const job = await jobDone(h, QUEUES.approvalDecision, approvalJobId(QUEUES.approvalDecision, order.id));
+    expect(job.runs).toBe(2);
+    const rejected = await h.order(order.id);
+    expect(rejected.approval?.announcedAt).not.toBeNull();
+    const told = h.fake
+      .thread(HELPDESK, rejected.slackMessageTs!)
+      .filter((m) => m.text.includes("The order was not placed"));
+    expect(told).toHaveLength(1);
+    expect(told[0]?.text).toContain("Not this quarter");
+  });
+});
