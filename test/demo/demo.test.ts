@@ -19,11 +19,15 @@ function runDemo(args: string[]): Promise<{ code: number | null; stdout: string;
 const DAY = String.raw`\w{3} \d{1,2} \w{3}(?: \d{4})?`;
 
 /**
- * Day one, the same whatever day the demo runs: alice's order, needed tomorrow, is warned about in the modal and
- * told at risk once placed; the onboarding kit's estimate slips past the start date and recovers (once per parcel
- * whose estimate slips while the others are in time), each change told once.
+ * Day one, the same whatever day and hour the demo runs (its clock starts at the latest noon UTC): alice's order,
+ * needed tomorrow, is warned about in the modal and told at risk once placed; the onboarding kit's three parcels
+ * slip past the start date together and recover together, so its thread says "At risk" once and "Back on track"
+ * once.
  */
 function expectNeededBy(stdout: string): void {
+  expect(stdout).toMatch(
+    new RegExp(`The demo's clock starts at ${DAY} 12:00 UTC, the latest noon, and runs on from there\\.`),
+  );
   expect(stdout).toMatch(
     new RegExp(
       `warned under Needed by: ⚠️ Usually delivered in 4 business days: expected ${DAY}, after the needed-by date\\. Submit anyway or change the date\\.`,
