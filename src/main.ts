@@ -17,6 +17,7 @@ import { createLogger } from "./log.ts";
 import { createMetrics, type Metrics, placementMetrics } from "./metrics.ts";
 import { registerBudgetMetrics } from "./metrics-budgets.ts";
 import { countDateNotice, countDelivery } from "./metrics-dates.ts";
+import { meteredSupplier } from "./metrics-supplier.ts";
 import { workApprovals } from "./orders/approvals/jobs.ts";
 import { workBudgetAlerts } from "./orders/budget/alert-job.ts";
 import { spendThisMonth } from "./orders/budget/spend.ts";
@@ -72,7 +73,11 @@ export interface StartOptions {
   secretsCredentials?: { accessKeyId: string; secretAccessKey: string };
   /** Process-wide default metrics (event loop, memory); off for several instances in one process. */
   defaultMetrics?: boolean;
-  /** The app's clock (default the real one): tests move it to make the watchdog's deadlines pass. */
+  /**
+   * The app's clock (default the real one): today, lead times and risk, what messages say about dates, deadlines,
+   * months. Tests set it elsewhere (the watchdog's deadlines, a month's end, a chosen day); signatures, the
+   * database's times and Slack's timestamps stay on the wall clock.
+   */
   now?: () => Date;
 }
 
@@ -137,23 +142,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       logger,
     });
     cleanups.push(() => supplierClient.close());
-    const supplier: Pick<SupplierClient, "createOrder" | "environment"> = {
-      environment: supplierClient.environment,
-      async createOrder(request, callOptions) {
-        const end = metrics.supplierLatency.startTimer();
-        try {
-          const result = await supplierClient.createOrder(request, callOptions);
-          end({ outcome: "placed" });
-          if (result.attempts > 1) metrics.supplierRetries.inc(result.attempts - 1);
-          return result;
-        } catch (error) {
-          end({ outcome: (error as { code?: string }).code ?? "UNKNOWN" });
-          const attempts = (error as { attempts?: unknown }).attempts;
-          if (typeof attempts === "number" && attempts > 1) metrics.supplierRetries.inc(attempts - 1);
-          throw error;
-        }
-      },
-    };
+    const supplier = meteredSupplier(supplierClient, metrics);
 
     const jobs = createJobs({ store, logger });
     await jobs.start();
@@ -253,6 +242,8 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
         jobs,
         notifier: slack.notifier,
         functions: workflowFunctions,
+        // The step's deadline was set by the app's clock when it started: checked by the same clock.
+        ...(options.now && { now: options.now }),
         logger,
       }),
       { concurrency: 4 },
@@ -269,12 +260,19 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     // An admin alert is rewritten by a job of the admin's action (who did what), so a crash cannot skip it.
     workAlertRewrites(jobs, { store, alerts: slack.context.operators.alerts, logger });
     // A profile's month reaching 80 % / 100 % of its budget, an order placed over it (src/orders/budget/).
-    workBudgetAlerts(jobs, { store, notifier: slack.notifier, chat: threadChat, logger });
+    workBudgetAlerts(jobs, {
+      store,
+      notifier: slack.notifier,
+      chat: threadChat,
+      ...(options.now && { now: options.now }),
+      logger,
+    });
     workPostUpdates(jobs, {
       store,
       slack: threadChat,
       settleMs: config.webhooks.settleMs,
-      present: updatePresenter({ customer }),
+      // The app's clock, as everywhere else: replies and the status line say "in 2 days" from its today.
+      present: updatePresenter({ customer, ...(options.now && { clock: options.now }) }),
       showMissingMessage: (order, signal) =>
         showOrder(store, slack.notifier, order, { kind: "placed" }, { signal }),
       alertAdmins,
@@ -282,6 +280,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       broadcast: customer.config.broadcast,
       updates: (order) => updatesFor(customer.config, order.profile),
       metrics,
+      ...(options.now && { now: options.now }),
       ...(customer.config.timeZone && { timeZone: customer.config.timeZone }),
       onDateNotice: (order, notice) => countDateNotice(metrics.dates, order, notice),
       onDelivered: (order) => countDelivery(metrics.dates, order),

@@ -21,6 +21,7 @@ import { type FakeSecretsManager, startFakeSecretsManager } from "./fake-secrets
 import { type FakeSlack, type FakeSlackOptions, SlackUser, startFakeSlack } from "./fake-slack/index.ts";
 import { fakeSlackToken } from "./fake-tokens.ts";
 import { createSlackRequests, type SlackRequests } from "./slack-requests.ts";
+import { type WorldClock, worldClock } from "./world-clock.ts";
 
 export const EXAMPLE_CUSTOMER_CONFIG = fileURLToPath(
   new URL("../examples/order-desk.config.yml", import.meta.url),
@@ -83,6 +84,12 @@ export interface WorldOptions {
   supplierEvents?: string;
   /** Variables for every Order Desk started in this world; they win over the world's own. */
   env?: Record<string, string>;
+  /**
+   * Start the world's clock at this instant (ms since the epoch, not in the future; world-clock.ts): the sandbox's
+   * fulfilment and every Order Desk of `startDesk()` run on it, so dates come out the same whatever the hour.
+   * Default: the real clock.
+   */
+  startAt?: number;
 }
 
 export interface StartDeskOptions {
@@ -90,7 +97,7 @@ export interface StartDeskOptions {
   logger?: Logger;
   /** More variables for this start (e.g. the store); they win over the world's. */
   env?: Record<string, string>;
-  /** Order Desk's clock (default the real one). */
+  /** Order Desk's clock (default the world's). */
   now?: () => Date;
 }
 
@@ -112,6 +119,8 @@ export interface World {
   readonly appToken: string;
   readonly webhookSecrets: string[];
   readonly dialect: SandboxDialect;
+  /** The world's time: the sandbox's and Order Desk's (`startAt`, or the real clock). */
+  now(): Date;
   /** The customer file Order Desk is given (`ORDER_DESK_CONFIG`). */
   readonly customerConfig: string;
   /**
@@ -150,6 +159,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const desks: OrderDesk[] = [];
   let closed = false;
   const dialect = options.dialect ?? options.sandbox?.dialect ?? "default";
+  const clock: WorldClock | null = options.startAt === undefined ? null : worldClock(options.startAt);
   let tempDir: string | undefined;
   const customerConfigWith = async (supplierEventsFile: string, base?: string): Promise<string> => {
     if (tempDir === undefined) {
@@ -178,6 +188,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       webhookUrl: `${appUrl}/webhooks/supplier`,
       speed: options.speed ?? 1,
       ...(options.seed !== undefined && { seed: options.seed }),
+      ...(clock && { clock: clock.sandbox }),
       ...options.sandbox,
       // Without a webhookSecret the sandbox generates one in the dialect's form (whsec_… or 64 hex characters).
       dialect,
@@ -262,6 +273,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       appToken,
       webhookSecrets,
       dialect,
+      now: () => clock?.now() ?? new Date(),
       customerConfig,
       customerConfigWith,
       requests,
@@ -273,9 +285,10 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
           import("../src/main.ts"),
         ]);
         const vars = env(start.env);
+        const now = start.now ?? clock?.now;
         const desk = await startOrderDesk(loadConfig(vars), {
           ...(start.logger && { logger: start.logger }),
-          ...(start.now && { now: start.now }),
+          ...(now && { now }),
           defaultMetrics: false,
           secretsCredentials: {
             accessKeyId: vars.AWS_ACCESS_KEY_ID ?? AWS_CREDENTIALS.accessKeyId,

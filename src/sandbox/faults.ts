@@ -14,11 +14,12 @@ export type OrderMatch = string;
 export interface LateDelivery {
   match: OrderMatch;
   /**
-   * Business days the estimate slips by: the first shipping update gives the usual estimate, a later one (parcel
-   * `in_transit`) gives this many business days later. Default 3.
+   * Business days the order's estimate slips by: the parcels' `shipped` updates give their usual estimates, then
+   * at one moment every parcel under way gets an update (`in_transit`) with the order's latest usual estimate plus
+   * this many business days, one date for the whole order (fulfilment.ts). Default 3.
    */
   slipDays?: number;
-  /** A still later update (`in_transit` again) gives the first estimate back. Default false. */
+  /** At a later moment every parcel under way gets its usual estimate back (`in_transit` again). Default false. */
   recovers?: boolean;
 }
 

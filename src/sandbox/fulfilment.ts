@@ -10,8 +10,11 @@
  *     → delivered (after the last parcel)
  *
  * A fulfilment fault (faults.ts) changes the plan: a stalled order stops after `in_fulfilment` (or says nothing at
- * all), a late one's parcels get an `in_transit` update whose estimate slips (and another that recovers). Faults
- * draw nothing from the generator, so an order without one plays exactly as it would without the feature.
+ * all); a late one slips as a whole, once: at one moment every parcel under way gets an `in_transit` update with
+ * the order's slipped estimate (and, when it recovers, at a later moment one with its usual estimate back), and a
+ * parcel shipped in between carries the slipped estimate from its `shipped` update on. A receiver that takes the
+ * latest of the parcels' estimates sees the order's estimate slip once and come back once. Faults draw nothing
+ * from the generator, so an order without one plays exactly as it would without the feature.
  */
 import { createHash } from "node:crypto";
 import {
@@ -89,7 +92,12 @@ export interface PlanInput {
   fault?: FulfilmentFault | undefined;
 }
 
-/** Where between shipping and out-for-delivery a late parcel's slipped estimate, then its recovery, come. */
+/**
+ * Where between the first parcel's shipping and its out-for-delivery a late order's slip, then its recovery, come.
+ * The timeline's gaps put every parcel's out-for-delivery after the recovery (a later parcel ships at least 2¼ min
+ * after the first and is out at least 9 min after that; the recovery comes at most 10 min after the first ships),
+ * so a slip never has to be told to a parcel already on the van.
+ */
 const SLIP_AT = 1 / 3;
 const RECOVER_AT = 2 / 3;
 
@@ -126,6 +134,25 @@ function splitIntoParcels(
   return parcels;
 }
 
+/**
+ * When a late order slips and recovers (offsets from acceptance, from its first parcel's journey) and the estimate
+ * every parcel gives meanwhile: the order's latest usual estimate plus `slipDays` business days, one date for all.
+ */
+function slipOf(
+  parcels: ReadonlyArray<{ estimate: string; shippedAt: number; outAt: number }>,
+  late: NonNullable<FulfilmentFault["late"]>,
+): { at: number; recoversAt: number | null; estimate: string } {
+  const first = parcels[0] as (typeof parcels)[number];
+  const between = (share: number) => first.shippedAt + Math.round((first.outAt - first.shippedAt) * share);
+  // YYYY-MM-DD strings sort as the days do.
+  const latest = parcels.map((p) => p.estimate).sort()[parcels.length - 1] as string;
+  return {
+    at: between(SLIP_AT),
+    recoversAt: late.recovers ? between(RECOVER_AT) : null,
+    estimate: isoDate(addBusinessDays(Date.parse(`${latest}T12:00:00Z`), late.slipDays)),
+  };
+}
+
 export function planFulfilment(input: PlanInput, random: Random): PlannedEvent[] {
   const jitter = (ms: number) => Math.round(ms * (0.75 + random.next() * 0.5));
   const steps: PlannedEvent[] = [];
@@ -157,52 +184,79 @@ export function planFulfilment(input: PlanInput, random: Random): PlannedEvent[]
 
   const { deliveryAt } = input.request.shipping;
   const carrier = CARRIERS[random.pick(CARRIERS_BY_DESTINATION[deliveryAt])] as Carrier;
-  const parcels = splitIntoParcels(input.request.orderLines, random);
+  const lines = splitIntoParcels(input.request.orderLines, random);
   const [minDays, maxDays] = TRANSIT_DAYS[deliveryAt];
+  // Every parcel's journey first (the draws in the order they always were), then its events: a late order's slip
+  // is decided for the order as a whole, from all of its parcels.
+  const parcels = lines.map((parcelLines, index) => {
+    at += jitter(TIMELINE.parcelShipped);
+    const trackingNumber = carrier.trackingNumber(random);
+    const estimate = isoDate(addBusinessDays(input.acceptedAt + at, random.int(minDays, maxDays)));
+    const outAt = at + jitter(TIMELINE.outForDelivery);
+    const deliveredAt = outAt + jitter(TIMELINE.parcelDelivered);
+    return {
+      number: index + 1,
+      lines: parcelLines,
+      trackingNumber,
+      estimate,
+      shippedAt: at,
+      outAt,
+      deliveredAt,
+    };
+  });
+  const slip = fault?.late ? slipOf(parcels, fault.late) : null;
   const later: PlannedEvent[] = [];
   let lastDelivered = at;
 
-  parcels.forEach((lines, index) => {
-    const number = index + 1;
-    at += jitter(TIMELINE.parcelShipped);
-    const trackingNumber = carrier.trackingNumber(random);
-    const estimatedDelivery = isoDate(addBusinessDays(input.acceptedAt + at, random.int(minDays, maxDays)));
-    const parcel = (
-      status: ShippingUpdatedData["status"],
-      estimate = estimatedDelivery,
-    ): ShippingUpdatedData => ({
-      parcel: { number, of: parcels.length },
+  for (const p of parcels) {
+    /** The parcel's estimate as the supplier states it at `offsetMs`: the slipped one while the slip lasts. */
+    const estimateAt = (offsetMs: number) =>
+      slip && offsetMs >= slip.at && (slip.recoversAt === null || offsetMs < slip.recoversAt)
+        ? slip.estimate
+        : p.estimate;
+    const parcel = (status: ShippingUpdatedData["status"], estimate: string): ShippingUpdatedData => ({
+      parcel: { number: p.number, of: parcels.length },
       carrier: carrier.name,
-      trackingNumber,
-      trackingUrl: input.trackingUrl({ carrier: carrier.name, trackingNumber, number }),
+      trackingNumber: p.trackingNumber,
+      trackingUrl: input.trackingUrl({
+        carrier: carrier.name,
+        trackingNumber: p.trackingNumber,
+        number: p.number,
+      }),
       estimatedDelivery: estimate,
       status,
-      lines,
+      lines: p.lines,
     });
-    steps.push({ offsetMs: at, type: SHIPPING_UPDATED, data: parcel("shipped") });
-    if (number === 1 && parcels.length > 1) statusAt(at, "partially_shipped");
-    if (number === parcels.length) statusAt(at, "shipped");
-    const outAt = at + jitter(TIMELINE.outForDelivery);
-    const deliveredAt = outAt + jitter(TIMELINE.parcelDelivered);
-    // The estimate the parcel ends with: the slipped one, unless it recovers.
-    let finalEstimate = estimatedDelivery;
-    if (fault?.late) {
-      const slipped = isoDate(
-        addBusinessDays(Date.parse(`${estimatedDelivery}T12:00:00Z`), fault.late.slipDays),
-      );
-      const shippedAt = at;
-      const between = (share: number) => shippedAt + Math.round((outAt - shippedAt) * share);
-      later.push({ offsetMs: between(SLIP_AT), type: SHIPPING_UPDATED, data: parcel("in_transit", slipped) });
-      if (fault.late.recovers) {
-        later.push({ offsetMs: between(RECOVER_AT), type: SHIPPING_UPDATED, data: parcel("in_transit") });
-      } else {
-        finalEstimate = slipped;
-      }
+    steps.push({
+      offsetMs: p.shippedAt,
+      type: SHIPPING_UPDATED,
+      data: parcel("shipped", estimateAt(p.shippedAt)),
+    });
+    if (p.number === 1 && parcels.length > 1) statusAt(p.shippedAt, "partially_shipped");
+    if (p.number === parcels.length) statusAt(p.shippedAt, "shipped");
+    // Under way when the order slips (or recovers): told then, with the others.
+    if (slip && p.shippedAt < slip.at) {
+      later.push({ offsetMs: slip.at, type: SHIPPING_UPDATED, data: parcel("in_transit", slip.estimate) });
     }
-    later.push({ offsetMs: outAt, type: SHIPPING_UPDATED, data: parcel("out_for_delivery", finalEstimate) });
-    later.push({ offsetMs: deliveredAt, type: SHIPPING_UPDATED, data: parcel("delivered", finalEstimate) });
-    lastDelivered = Math.max(lastDelivered, deliveredAt);
-  });
+    if (slip?.recoversAt != null && p.shippedAt < slip.recoversAt) {
+      later.push({
+        offsetMs: slip.recoversAt,
+        type: SHIPPING_UPDATED,
+        data: parcel("in_transit", p.estimate),
+      });
+    }
+    later.push({
+      offsetMs: p.outAt,
+      type: SHIPPING_UPDATED,
+      data: parcel("out_for_delivery", estimateAt(p.outAt)),
+    });
+    later.push({
+      offsetMs: p.deliveredAt,
+      type: SHIPPING_UPDATED,
+      data: parcel("delivered", estimateAt(p.deliveredAt)),
+    });
+    lastDelivered = Math.max(lastDelivered, p.deliveredAt);
+  }
 
   steps.push(...later);
   // Stable sort: events at the same offset keep the order they were planned in.

@@ -8,9 +8,10 @@
  * - ONB-8 is needed 2 business days from today: the modal warns (lead time 4), the agent submits anyway, and the
  *   order is told at risk once it is placed. Its fulfilment is silent, so no estimate of the supplier's moves it.
  *
- * The dates are computed from today (the app's clock is the real one, as the sandbox's) with margins that hold on
- * any day of the week and at any hour: the usual estimate is at most 3 business days from today, the slipped one
- * at least 11.
+ * The world's clock (tools/world-clock.ts), Order Desk's and the sandbox's, starts at the latest noon UTC and runs
+ * on from there: the day cannot turn during the run, whatever the hour it starts. The dates are computed from that
+ * day with margins that hold on any day of the week (test/demo/story-dates.test.ts checks them for every day and
+ * hour): the usual estimate is 2 to 4 business days from today (a delivery at home), the slipped one 10 more.
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -24,6 +25,7 @@ import { EXAMPLE_DELIVERY } from "../../tools/example-form.ts";
 import { SlackUser } from "../../tools/fake-slack/index.ts";
 import { createSocketModeRequests } from "../../tools/socket-mode-requests.ts";
 import { EXAMPLE_CUSTOMER_CONFIG, startWorld, type World } from "../../tools/world.ts";
+import { latestNoonUtc } from "../../tools/world-clock.ts";
 import { TEST_BACKENDS } from "../helpers/db.ts";
 import { TRANSPORTS } from "../helpers/slack-world.ts";
 import { type ChildStore, freshDatabase, pgliteChildStore } from "../reliability/harness/stores.ts";
@@ -52,6 +54,7 @@ describe.each(CASES)("needed-by dates end to end (%s, Slack over %s)", (backend,
     );
     store = backend === "pglite" ? await pgliteChildStore() : await freshDatabase();
     world = await startWorld({
+      startAt: latestNoonUtc(),
       speed: 60_000,
       seed: `needed-by-${backend}-${transport}`,
       customerConfig,
@@ -88,7 +91,7 @@ describe.each(CASES)("needed-by dates end to end (%s, Slack over %s)", (backend,
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const today = () => calendarDateIn(new Date(), "UTC");
+  const today = () => calendarDateIn(world.now(), "UTC");
 
   async function openForm(ticket: string) {
     const { triggerId } = await alice.runCommand({ channel: HELPDESK, command: "/order", text: ticket });
@@ -155,6 +158,9 @@ describe.each(CASES)("needed-by dates end to end (%s, Slack over %s)", (backend,
       expect.stringContaining("Back on track"),
     ]);
     expect(notices(order.ts)).toHaveLength(2);
+    // The supplier took it on the world's day, as Order Desk did.
+    const atSupplier = (await world.sandbox.orders()).find((o) => o.customerReference === "ONB-7");
+    expect(calendarDateIn(new Date(atSupplier?.acceptedAt ?? 0), "UTC")).toBe(today());
     expect(world.fake.dm(AGENT).filter((m) => m.text.includes(order.edn))).toHaveLength(1);
     expect(await openItems(order.id)).toBe(0);
   });

@@ -62,6 +62,11 @@ const parcelUpdates = (steps: PlannedEvent[]) =>
 const statuses = (steps: PlannedEvent[]) =>
   steps.flatMap((s) => (s.type === "order.status_changed" ? [s.data.status] : []));
 
+/** A parcel's usual estimate: the one its `shipped` update gives in the plan without a fault. */
+function usualOf(shipped: ShippingUpdatedData[], update: ShippingUpdatedData): string | undefined {
+  return shipped.find((u) => u.parcel.number === update.parcel.number)?.estimatedDelivery;
+}
+
 /** Business days between two YYYY-MM-DD dates (a later one), weekends skipped. */
 function businessDaysBetween(from: string, to: string): number {
   let n = 0;
@@ -99,6 +104,57 @@ describe("the plan of a late or stalled order", () => {
     const first = updates[0]?.estimatedDelivery as string;
     expect(businessDaysBetween(first, updates[1]?.estimatedDelivery as string)).toBe(5);
     expect(updates.slice(2).map((u) => u.estimatedDelivery)).toEqual([first, first, first]);
+  });
+
+  it("an order of several parcels slips as one: one slipped date for all, told once, and back once", () => {
+    let split = 0;
+    for (let i = 0; i < 300; i++) {
+      for (const deliveryAt of ["Office", "Home"] as const) {
+        const req = request({
+          externalDocumentNumber: `LATE-${deliveryAt}-${i}`,
+          shipping: { ...validOrder().shipping, deliveryAt },
+          orderLines: ["LAPTOP-14", "MON-27-4K", "DOCK-USB-C", "HEADSET"].map((itemNumber) => ({
+            itemNumber,
+            quantity: 1,
+          })),
+        });
+        const usual = parcelUpdates(plan(req)).filter((u) => u.status === "shipped");
+        if (usual.length < 2) continue;
+        split++;
+        // Needed by the latest usual estimate: in time unless the order slips.
+        const neededBy = usual.map((u) => u.estimatedDelivery as string).sort()[usual.length - 1] as string;
+        for (const recovers of [true, false]) {
+          const steps = plan(req, { late: { slipDays: 3, recovers } });
+          const updates = parcelUpdates(steps);
+          const slipped = new Set(
+            updates.filter((u) => u.estimatedDelivery !== usualOf(usual, u)).map((u) => u.estimatedDelivery),
+          );
+          expect([...slipped]).toHaveLength(1);
+          expect(businessDaysBetween(neededBy, [...slipped][0] as string)).toBe(3);
+          // As Order Desk reads it: the order's estimate is the latest of its parcels' newest ones.
+          const newest = new Map<number, string>();
+          const late: boolean[] = [];
+          for (const u of updates) {
+            newest.set(u.parcel.number, u.estimatedDelivery as string);
+            const isLate = [...newest.values()].some((estimate) => estimate > neededBy);
+            if (late.at(-1) !== isLate) late.push(isLate);
+          }
+          expect(late).toEqual(recovers ? [false, true, false] : [false, true]);
+          // No parcel is on the van (or delivered) when the slip or the recovery is told.
+          const told = steps.filter(
+            (s) => s.type === "order.shipping_updated" && s.data.status === "in_transit",
+          );
+          const lastTold = Math.max(...told.map((s) => s.offsetMs));
+          const firstOut = Math.min(
+            ...steps
+              .filter((s) => s.type === "order.shipping_updated" && s.data.status === "out_for_delivery")
+              .map((s) => s.offsetMs),
+          );
+          expect(lastTold).toBeLessThan(firstOut);
+        }
+      }
+    }
+    expect(split).toBeGreaterThan(50);
   });
 
   it("a fault draws nothing from the generator: everything else plays as without it", () => {

@@ -423,9 +423,9 @@ describe("Slack's limits", () => {
       slack: h.slack,
       present: h.present,
       pacer: new ChannelPacer({ perSecond: 50, burst: 50 }),
-      // The quiet period is measured against the database's own updated_at, so this test runs on the real
-      // clock: a fixed NOW would make it pass or fail depending on the hour it runs.
-      now: () => new Date(),
+      // The quiet period is measured on the wall clock against the database's own updated_at, whatever the
+      // worker's clock (fixed here).
+      now: () => NOW,
       missingMessageAfterMs: 0,
       showMissingMessage: async (order) => {
         const parent = h.present.parent(order);

@@ -23,6 +23,7 @@ import { runWorkflowStep, SlackUser } from "../fake-slack/index.ts";
 import { plainText } from "../fake-slack/transcript.ts";
 import { createSocketModeRequests } from "../socket-mode-requests.ts";
 import { startWorld, type World } from "../world.ts";
+import { latestNoonUtc } from "../world-clock.ts";
 import { DEMO_SLIP_DAYS, demoCustomerConfig, demoNeededBy } from "./customer-file.ts";
 import { estimatesOf, threadSummary } from "./figures.ts";
 
@@ -62,6 +63,17 @@ const DIALECT_LINE: Record<SandboxDialect, string> = {
     "alt dialect (another supplier's shape: eventType, nested order and shipment, Unix-millisecond times; " +
     "HMAC-SHA256 in X-Supplier-Signature), read through supplierEvents: examples/supplier-events.alt.yml",
 };
+
+const CLOCK_FORMAT = new Intl.DateTimeFormat("en-GB", {
+  weekday: "short",
+  day: "numeric",
+  month: "short",
+  year: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  hourCycle: "h23",
+  timeZone: "UTC",
+});
 
 class StepFailed extends Error {
   constructor(
@@ -137,13 +149,19 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
 
   try {
     say("Order Desk demo: everything runs on this machine, nothing leaves it.");
-    say(`The supplier's webhooks: ${DIALECT_LINE[args.dialect]}.\n`);
+    say(`The supplier's webhooks: ${DIALECT_LINE[args.dialect]}.`);
+    // One clock for the supplier's dates and Order Desk's, started at a noon: the day cannot turn during the demo.
+    const startAt = latestNoonUtc();
+    say(
+      `The demo's clock starts at ${CLOCK_FORMAT.format(startAt).replace(/,/g, "")} UTC, the latest noon, and runs on from there.\n`,
+    );
     const customerConfig = await demoCustomerConfig(dir, MANAGER);
     const world: World = await step(
       `start the supplier sandbox (speed ×${args.speed}), a local Secrets Manager holding the supplier ` +
         "API key, and the fake Slack workspace",
       () =>
         startWorld({
+          startAt,
           speed: args.speed,
           seed: "demo",
           customerConfig,
@@ -234,8 +252,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
           ...form,
           profile: "Acme EU",
           delivery_at: "Home",
-          // Computed as it is typed: the day turning during the demo cannot make it today.
-          [FIELD_BLOCK.neededBy]: demoNeededBy(new Date()).warned,
+          [FIELD_BLOCK.neededBy]: demoNeededBy(world.now()).warned,
         };
         const warned = await alice.submit(view.id, fixed);
         if (warned.outcome.outcome !== "updated")
@@ -328,7 +345,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
             items: "Remote starter kit",
             channel: ONBOARDING,
             // The new hire's first day, from the onboarding form.
-            needed_by: demoNeededBy(new Date()).onboarding,
+            needed_by: demoNeededBy(world.now()).onboarding,
           },
         });
         if (run.response.status !== 200) throw new Error(`the app answered HTTP ${run.response.status}`);

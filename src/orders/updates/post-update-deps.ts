@@ -78,6 +78,10 @@ export interface PostUpdateDeps {
   settleMs?: number;
   /** Zone of the dates in replies (default UTC). */
   timeZone?: string;
+  /**
+   * The app's clock (default the real one): replies and date notices say their dates from its today. Durations
+   * against the database's or the receiver's times (the settle delay, the quiet period) use the wall clock.
+   */
   now?: () => Date;
   /** Longest wait for a pace slot inside a run; beyond it the job is re-scheduled (default 5 s). */
   maxPaceWaitMs?: number;

@@ -139,7 +139,8 @@ export function createPostUpdateWorker(deps: PostUpdateDeps): PostUpdateWorker {
   ): Promise<Order> {
     if (order.slackMessageTs || !deps.showMissingMessage || order.source === "cli") return order;
     if (order.status === "queued" || order.status === "placing") return order;
-    const quietFor = now().getTime() - order.updatedAt.getTime();
+    // updated_at is the database's time: measured on the wall clock, not the app's (which tests may move).
+    const quietFor = Date.now() - order.updatedAt.getTime();
     if (quietFor < (deps.missingMessageAfterMs ?? 10_000)) return order;
     const shown = await deps.showMissingMessage(order, signal);
     if (shown.slackMessageTs) {

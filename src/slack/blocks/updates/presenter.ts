@@ -3,9 +3,11 @@ import type { UpdatePresenter } from "../../../orders/updates/post-update-deps.t
 import { type OrderMessageOptions, orderMessage } from "../order-message.ts";
 import { renderOrderReply, renderOrderShortReply } from "./order-reply.ts";
 
-export function updatePresenter(options: OrderMessageOptions): UpdatePresenter {
+/** `clock`: the order message's dates are said from its today at each rendering (`now` fixes one instant). */
+export function updatePresenter(options: OrderMessageOptions & { clock?: () => Date }): UpdatePresenter {
+  const { clock, ...fixed } = options;
   return {
-    parent: (order) => orderMessage(order, options),
+    parent: (order) => orderMessage(order, clock ? { ...fixed, now: clock() } : fixed),
     reply: renderOrderReply,
     shortReply: renderOrderShortReply,
   };
