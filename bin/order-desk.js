@@ -7,6 +7,7 @@
 // run `npm run build` instead.
 import { existsSync } from "node:fs";
 import { builtAndFresh } from "./build-state.js";
+import { execWithMallocTrim } from "./malloc-trim.js";
 
 // Below 22.19 the dependencies fail in ways that do not name the cause (pg-boss, undici and the AWS SDK need 22).
 const [major, minor] = process.versions.node.split(".").map(Number);
@@ -18,6 +19,9 @@ if (major < 22 || (major === 22 && minor < 19)) {
   );
   process.exit(1);
 }
+
+// The long-running command gives memory back to the system as it frees it (malloc-trim.js); may replace this process.
+if (process.argv[2] === "start") execWithMallocTrim();
 
 const hasBuild = existsSync(new URL("../dist/cli/main.js", import.meta.url));
 const hasSources = existsSync(new URL("../src/cli/main.ts", import.meta.url));
