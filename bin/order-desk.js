@@ -6,6 +6,7 @@
 // development dependency), so an edit is never hidden behind a stale build; where tsx is not installed it says to
 // run `npm run build` instead.
 import { existsSync } from "node:fs";
+import module from "node:module";
 import { builtAndFresh } from "./build-state.js";
 import { execWithMallocTrim } from "./malloc-trim.js";
 
@@ -27,6 +28,10 @@ const hasBuild = existsSync(new URL("../dist/cli/main.js", import.meta.url));
 const hasSources = existsSync(new URL("../src/cli/main.ts", import.meta.url));
 
 if (hasBuild && (!hasSources || builtAndFresh())) {
+  // V8's compilation of the build kept between runs (Node's compile cache, in the system's temporary directory unless
+  // NODE_COMPILE_CACHE names another; never an error when it cannot be written): a restart compiles ≈ 7 MB of
+  // JavaScript less. `order-desk start` writes it once it is ready (src/cli/start.ts), every command when it exits.
+  module.enableCompileCache?.();
   const bundled = new URL("../dist/bundle/main.js", import.meta.url);
   await import(existsSync(bundled) ? bundled.href : "../dist/cli/main.js");
 } else {
