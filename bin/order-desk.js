@@ -6,7 +6,9 @@
 // development dependency), so an edit is never hidden behind a stale build; where tsx is not installed it says to
 // run `npm run build` instead.
 import { existsSync } from "node:fs";
+import module from "node:module";
 import { builtAndFresh } from "./build-state.js";
+import { execWithMallocTrim } from "./malloc-trim.js";
 
 // Below 22.19 the dependencies fail in ways that do not name the cause (pg-boss, undici and the AWS SDK need 22).
 const [major, minor] = process.versions.node.split(".").map(Number);
@@ -19,10 +21,17 @@ if (major < 22 || (major === 22 && minor < 19)) {
   process.exit(1);
 }
 
+// The long-running command gives memory back to the system as it frees it (malloc-trim.js); may replace this process.
+if (process.argv[2] === "start") execWithMallocTrim();
+
 const hasBuild = existsSync(new URL("../dist/cli/main.js", import.meta.url));
 const hasSources = existsSync(new URL("../src/cli/main.ts", import.meta.url));
 
 if (hasBuild && (!hasSources || builtAndFresh())) {
+  // V8's compilation of the build kept between runs (Node's compile cache, in the system's temporary directory unless
+  // NODE_COMPILE_CACHE names another; never an error when it cannot be written): a restart compiles ≈ 7 MB of
+  // JavaScript less. `order-desk start` writes it once it is ready (src/cli/start.ts), every command when it exits.
+  module.enableCompileCache?.();
   const bundled = new URL("../dist/bundle/main.js", import.meta.url);
   await import(existsSync(bundled) ? bundled.href : "../dist/cli/main.js");
 } else {

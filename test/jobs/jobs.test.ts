@@ -3,6 +3,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PermanentJobError, RetryLaterError } from "../../src/jobs/errors.ts";
 import { jobId, uuidv5 } from "../../src/jobs/ids.ts";
 import { createJobs, type Jobs, type JobsOptions } from "../../src/jobs/index.ts";
+import { QUEUE_NAMES } from "../../src/jobs/queues.ts";
 import type { JobContext } from "../../src/jobs/worker.ts";
 import type { Store } from "../../src/store/db.ts";
 import { getTestStore, TEST_BACKENDS } from "../helpers/db.ts";
@@ -65,6 +66,24 @@ describe.each(TEST_BACKENDS)("jobs on %s", (backend) => {
     await jobs?.stop({ graceMs: 1000 });
     if (jobs) await store.query(`DELETE FROM ${jobs.schema}.job`);
     jobs = null;
+  });
+
+  it("polls every queue with one prepared fetch, the queue's name a parameter", async () => {
+    // pg-boss 12 writes the name into its fetch's text: each queue's poll was parsed and planned anew every time.
+    const j = await startJobs();
+    for (const queue of ["place-order", "post-update", "watchdog"] as const) j.work(queue, async () => {});
+    const fetches = () =>
+      store.query<{ statement: string }>(
+        "SELECT statement FROM pg_prepared_statements WHERE statement ~ 'WITH\\s+next\\s+AS'",
+      );
+    // One session on PGlite: its prepared statements are all here. On PostgreSQL only those of the pool's
+    // connection that runs this query are, possibly none.
+    const { rows } = await until(fetches, (r) => store.kind === "postgres" || r.rows.length > 0);
+    for (const { statement } of rows) {
+      expect(statement).toContain("$1");
+      for (const queue of QUEUE_NAMES) expect(statement).not.toContain(`'${queue}'`);
+    }
+    if (store.kind === "pglite") expect(rows).toHaveLength(1);
   });
 
   it("creates missing queues, applies a changed policy, and leaves unchanged queues alone on a restart", async () => {

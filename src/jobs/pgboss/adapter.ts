@@ -95,6 +95,21 @@ async function executeSql(store: Store, text: string, values?: unknown[]): Promi
   return { rows: Array.isArray(result) ? result.flatMap((r) => r.rows ?? []) : result.rows };
 }
 
+/**
+ * pg-boss 12 writes the queue's name into its fetch's text and sends it without parameters, so each queue's poll
+ * was a text of its own, parsed and planned anew every time. The name goes back to being a parameter, as it was
+ * in pg-boss 10: every queue's fetch is then one prepared statement (statements.ts), parsed and planned once.
+ */
+export function fetchDb(store: Queryable, queue: string) {
+  const literal = `'${queue}'`;
+  return {
+    executeSql(text: string, values?: unknown[]) {
+      if ((values && values.length > 0) || !text.includes(literal)) return store.query(text, values);
+      return store.query(text.replaceAll(literal, "$1"), [queue]);
+    },
+  };
+}
+
 /** pg-boss's options for a statement inside our transaction. */
 function inTx(tx: Queryable | undefined) {
   return tx ? { db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) } } : {};
@@ -150,7 +165,11 @@ export function createJobs(options: JobsOptions): Jobs {
   const scheduleWake = wake.schedule;
 
   async function bossFetch(queue: string, batchSize: number, tx?: Queryable): Promise<FetchedJob[]> {
-    const fetched = await boss.fetch<unknown>(queue, { batchSize, includeMetadata: true, ...inTx(tx) });
+    const fetched = await boss.fetch<unknown>(queue, {
+      batchSize,
+      includeMetadata: true,
+      db: fetchDb(tx ?? store, queue),
+    });
     return fetched.map(
       (j): FetchedJob => ({
         id: j.id,
