@@ -25,16 +25,12 @@ import { ChannelPacer } from "../orders/updates/pacer.ts";
 import { orderMessage, recipientUserId } from "./blocks/order-message.ts";
 import { shown, truncate } from "./blocks/text.ts";
 import {
-  findInPages,
   findPosted,
-  HISTORY_PAGE_LIMIT,
   HistoryPace,
   isCannotPostHere,
-  oldestBefore,
   slackErrorOf,
   toSlackCallError,
   type WebClient,
-  withMetadata,
 } from "./outbound/index.ts";
 
 export interface SlackNotifierOptions {
@@ -205,29 +201,18 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
    * Slack's limits on reading (outbound/history.ts).
    */
   function find(order: Order, channel: string, signal?: AbortSignal): Promise<string | null> {
-    const oldest = oldestBefore(order.messageAttemptedAt ?? order.createdAt);
-    const threadTs = order.slackThreadTs;
-    return findInPages(
-      (cursor) => {
-        const args = {
-          channel,
-          limit: HISTORY_PAGE_LIMIT,
-          include_all_metadata: true,
-          oldest,
-          ...(cursor && { cursor }),
-        };
-        return threadTs
-          ? history.call(
-              "conversations.replies",
-              () => client.conversations.replies({ ...args, ts: threadTs }),
-              { signal, onRateLimited },
-            )
-          : history.call("conversations.history", () => client.conversations.history(args), {
-              signal,
-              onRateLimited,
-            });
+    return findPosted(
+      client,
+      history,
+      {
+        channel,
+        threadTs: order.slackThreadTs ?? undefined,
+        attemptedAt: order.messageAttemptedAt ?? order.createdAt,
+        eventType: ORDER_MESSAGE_EVENT_TYPE,
+        eventId: order.id,
+        idKey: "order_id",
       },
-      withMetadata(ORDER_MESSAGE_EVENT_TYPE, "order_id", order.id),
+      { signal, onRateLimited },
     );
   }
 

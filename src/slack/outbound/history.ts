@@ -118,9 +118,10 @@ export interface FindPostedArgs {
   threadTs?: string | undefined;
   /** The earliest recorded attempt: only the messages since then (less the clocks' skew) are read. */
   attemptedAt: Date;
-  /** The message's `metadata.event_type`; its `event_payload.event_id` is `eventId`. */
+  /** The message's `metadata.event_type`; its `event_payload[idKey]` (default `event_id`) is `eventId`. */
   eventType: string;
   eventId: string;
+  idKey?: string;
 }
 
 /**
@@ -152,6 +153,6 @@ export function findPosted(
           )
         : history.call("conversations.history", () => client.conversations.history(page), options);
     },
-    withMetadata(args.eventType, "event_id", args.eventId),
+    withMetadata(args.eventType, args.idKey ?? "event_id", args.eventId),
   );
 }
