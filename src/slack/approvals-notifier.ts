@@ -113,6 +113,21 @@ export function createSlackApprovalNotifier(options: SlackApprovalNotifierOption
     return ts === null || !channel ? null : { channelId: channel, messageTs: ts };
   }
 
+  /** Whether an earlier attempt already posted this round's reply of `eventType` in the thread. */
+  async function repliedBefore(
+    order: Order,
+    where: { channel: string; threadTs: string },
+    eventType: string,
+    earlierAttempt: Date | null | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<boolean> {
+    if (!earlierAttempt) return false;
+    const args = { ...where, attemptedAt: earlierAttempt, eventType, eventId: roundId(order) };
+    return (
+      (await earlierPost(() => findPosted(client, history, args, { signal, onRateLimited }), args)) !== null
+    );
+  }
+
   return {
     async ask(order, approver, callOptions = {}) {
       const { earlierAttempt, signal } = callOptions;
@@ -151,20 +166,8 @@ export function createSlackApprovalNotifier(options: SlackApprovalNotifierOption
 
     async remind(order, dm, callOptions = {}) {
       const { earlierAttempt, signal } = callOptions;
-      if (earlierAttempt) {
-        const args = {
-          channel: dm.channelId,
-          threadTs: dm.messageTs,
-          attemptedAt: earlierAttempt,
-          eventType: APPROVAL_REMINDER_TYPE,
-          eventId: roundId(order),
-        };
-        if (
-          (await earlierPost(() => findPosted(client, history, args, { signal, onRateLimited }), args)) !==
-          null
-        )
-          return;
-      }
+      const where = { channel: dm.channelId, threadTs: dm.messageTs };
+      if (await repliedBefore(order, where, APPROVAL_REMINDER_TYPE, earlierAttempt, signal)) return;
       await client.chat.postMessage({
         channel: dm.channelId,
         thread_ts: dm.messageTs,
@@ -179,20 +182,8 @@ export function createSlackApprovalNotifier(options: SlackApprovalNotifierOption
       const channel = order.slackChannelId;
       const thread = order.slackThreadTs ?? order.slackMessageTs;
       if (!channel || !thread) throw new Error("the order has no message to reply to yet");
-      if (earlierAttempt) {
-        const args = {
-          channel,
-          threadTs: thread,
-          attemptedAt: earlierAttempt,
-          eventType: APPROVAL_DECISION_TYPE,
-          eventId: roundId(order),
-        };
-        if (
-          (await earlierPost(() => findPosted(client, history, args, { signal, onRateLimited }), args)) !==
-          null
-        )
-          return;
-      }
+      const where = { channel, threadTs: thread };
+      if (await repliedBefore(order, where, APPROVAL_DECISION_TYPE, earlierAttempt, signal)) return;
       await client.chat.postMessage({
         channel,
         thread_ts: thread,
