@@ -50,7 +50,13 @@ async function legacyJobs(store: Store, schema: string): Promise<Legacy> {
   const settled = {} as Record<"retry" | "active" | "failed" | "completed", string>;
   for (const name of ["retry", "active", "failed", "completed"] as const) {
     const id = await send({ orderId: `o-${name}` }, name === "failed" ? { retryLimit: 0 } : {});
-    const [fetched] = await boss.fetch(queue);
+    // pg-boss 10 fetches jobs with start_after < now(), and PGlite's now() ticks in whole milliseconds: a fetch
+    // in the send's millisecond finds nothing yet.
+    let [fetched] = await boss.fetch(queue);
+    for (let tries = 0; !fetched && tries < 100; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      [fetched] = await boss.fetch(queue);
+    }
     expect(fetched?.id).toBe(id);
     if (name === "retry") await boss.fail(queue, id, { message: "supplier down" });
     if (name === "failed") await boss.fail(queue, id, { message: "refused" });
