@@ -3,7 +3,8 @@
  * its own lead time, and the customer's time zone ("today" for a needed-by date, the day an order is placed).
  * Documented in docs/configuration.md ("Dates and lead times").
  */
-import { isValid, parseISO } from "date-fns";
+import { isValid } from "date-fns/isValid";
+import { parseISO } from "date-fns/parseISO";
 import { z } from "zod";
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;

@@ -3,7 +3,8 @@
  * Dates are shown in the process's time zone (TZ), formatted with date-fns: "expires on Tue 15 Dec 2026, in 23 days".
  * What was already said is kept in memory, so a restart repeats the latest warning once.
  */
-import { format, formatDistanceStrict } from "date-fns";
+import { format } from "date-fns/format";
+import { formatDistanceStrict } from "date-fns/formatDistanceStrict";
 import { type Logger, pino } from "pino";
 import { logSafe } from "./errors.ts";
 import type { ApiKey, ApiKeyProvider, ExpirySource } from "./types.ts";

@@ -3,7 +3,7 @@
  * Parsed once here; everything after works with a checked key. Nothing in this file echoes the secret's contents:
  * not in messages and not in `cause` (JSON.parse errors quote the input, so they are dropped).
  */
-import { parseISO } from "date-fns";
+import { parseISO } from "date-fns/parseISO";
 import { z } from "zod";
 import { MalformedApiKeyError } from "../supplier/errors.ts";
 import { type ParsedApiKey, parseApiKey } from "../supplier/keys.ts";

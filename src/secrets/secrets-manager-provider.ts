@@ -9,7 +9,7 @@ import {
   type GetSecretValueCommandOutput,
   type SecretsManagerClient,
 } from "@aws-sdk/client-secrets-manager";
-import { addDays } from "date-fns";
+import { addDays } from "date-fns/addDays";
 import { type Logger, pino } from "pino";
 import { makeApiKey } from "./api-key.ts";
 import { type BackoffOptions, RefreshingCache } from "./cache.ts";

@@ -2,7 +2,11 @@
  * Calendar dates (YYYY-MM-DD strings, no time, no zone) and business days: weekends and the customer's holidays
  * are skipped. Pure: the caller passes the instant and the time zone, so nothing here reads the clock.
  */
-import { addBusinessDays, addDays, differenceInCalendarDays, format, isWeekend } from "date-fns";
+import { addBusinessDays } from "date-fns/addBusinessDays";
+import { addDays } from "date-fns/addDays";
+import { differenceInCalendarDays } from "date-fns/differenceInCalendarDays";
+import { format } from "date-fns/format";
+import { isWeekend } from "date-fns/isWeekend";
 
 /** A calendar date written YYYY-MM-DD. */
 export type IsoDate = string;

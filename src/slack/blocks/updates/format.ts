@@ -6,7 +6,10 @@
  * a zone ("2025-11-26"); "in 2 days" counts calendar days from *today in that zone*, as of posting (a reply is
  * not re-rendered as days pass, so the absolute date always comes first).
  */
-import { differenceInCalendarDays, format, isValid, parseISO } from "date-fns";
+import { differenceInCalendarDays } from "date-fns/differenceInCalendarDays";
+import { format } from "date-fns/format";
+import { isValid } from "date-fns/isValid";
+import { parseISO } from "date-fns/parseISO";
 import type { OrderState } from "../../../orders/model/status.ts";
 
 export { escapeMrkdwn, shown, slackLink } from "../text.ts";
