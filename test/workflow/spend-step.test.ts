@@ -43,7 +43,11 @@ describe.each(CASES)("the workflow step with prices over %s (%s)", (transport, w
 
   beforeAll(async () => {
     const key = generateTestKey();
-    sandbox = await startSandbox({ apiKeys: [key], speed: 1000, seed: `workflow-spend-${transport}-${which}` });
+    sandbox = await startSandbox({
+      apiKeys: [key],
+      speed: 1000,
+      seed: `workflow-spend-${transport}-${which}`,
+    });
     h = await startWorkflowHarness({
       transport,
       supplierUrl: sandbox.url,
