@@ -3,9 +3,9 @@
  * a scripted supplier on real HTTP, the store of DATABASE_URL or PGlite): an order over `orderTotalOver` waits for
  * approval and its DM shows the rule, the total and the month's spend against the budget; `refuse` says so under the
  * lines with the amount left; a rejection releases its amount, and the rejected order fixed and resubmitted meets
- * the budget again; the admin channel hears of 100 % once; `warn` places
- * an order over the budget with one line in its thread and tells the admins once; an admin's App Home shows the
- * spend; and 20 modal submissions at once against a budget that fits 5 place exactly 5.
+ * the budget again; the admin channel hears of 100 % once; `warn` places an order over the budget with one line in
+ * its thread and tells the admins once; an admin's App Home shows the spend; and 20 modal submissions at once
+ * against a budget that fits 5 place exactly 5.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CustomerConfig } from "../../src/config/customer.ts";
