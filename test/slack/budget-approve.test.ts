@@ -108,7 +108,9 @@ describe.each(TRANSPORTS)("onExceed: approve over %s", (transport) => {
     );
     expect(await count("true")).toBe(20);
     expect(await count("approval->>'rule' = 'overBudget'")).toBe(15);
-    expect(supplier.requests.filter((r) => r.method === "POST")).toHaveLength(5);
+    // The supplier was asked for those 5 only (a retried request would repeat one of them).
+    const asked = supplier.requests.filter((r) => r.method === "POST").map((r) => JSON.parse(r.body));
+    expect(new Set(asked.map((o: { customerReference?: string }) => o.customerReference)).size).toBe(5);
   });
 
   it("asks the approver naming the rule, with the total and the month's spend against the budget", async () => {
