@@ -264,6 +264,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       store,
       notifier: slack.notifier,
       chat: threadChat,
+      locale: customer.config.locale,
       ...(options.now && { now: options.now }),
       logger,
     });

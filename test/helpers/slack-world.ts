@@ -239,6 +239,7 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     store,
     notifier: slack.notifier,
     chat: createSlackChat({ token: options.botToken, apiUrl: fake.apiUrl, timeoutMs: 5000 }),
+    locale: customer.config.locale,
   });
   const postUpdates = createPostUpdateWorker({
     store,

@@ -3,18 +3,20 @@
  * after Slack stored it (`lost_answer`), or Slack answered after the client's timeout (`late_answer`). The
  * `budget-alert` job is retried; the alert was recorded as attempted before Slack was called, so the retry looks
  * for it in the admin channel (by its key in the alert's metadata) and does not post it again: the 80 % alert, and
- * the first order of the month placed over a budget that warns. Over the real wire (the fake Slack Web API), on
- * the store of DATABASE_URL or PGlite.
+ * the first order of the month placed over a budget that warns. The line in the thread of an order placed over the
+ * budget is found in the thread (by the order's id in its metadata) and not posted again either. Over the real wire
+ * (the fake Slack Web API), on the store of DATABASE_URL or PGlite.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CustomerConfig } from "../../src/config/customer.ts";
 import { QUEUES } from "../../src/jobs/queues.ts";
+import { OVER_BUDGET_REPLY_TYPE } from "../../src/orders/budget/alert-job.ts";
 import type { FaultScope } from "../../tools/fake-slack/index.ts";
 import { TEST_KEY } from "../supplier/support/fixtures.ts";
 import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
 import { until } from "../webhooks/support.ts";
 import { orderFor } from "./support/approvals.ts";
-import { ADMIN, exampleConfig, type Harness, startHarness } from "./support/harness.ts";
+import { ADMIN, exampleConfig, type Harness, HELPDESK, startHarness } from "./support/harness.ts";
 
 /** Longer than the client's timeout (the harness's 5 s): the app has given up on the call by then. */
 const LATE_MS = 8_000;
@@ -98,5 +100,40 @@ describe.each(MODES)("budget alerts whose answer Slack lost (%s)", (mode) => {
     expect(alerts("Order placed over budget")).toHaveLength(1);
     expect(postsOf("Order placed over budget")).toHaveLength(1);
     expect(alerts("Monthly budget 80 % used")).toHaveLength(1);
+  });
+
+  it("puts the line in the thread of an order placed over the budget once: the retry finds the line Slack took", async () => {
+    const line = "Over budget: with this order";
+    interruptNextPost({ channel: HELPDESK, text: line });
+    const order = await orderFor(h, "BLA-3", units(1));
+    const shown = await h.waitForOrder(
+      (o) => o.id === order.id && o.slackMessageTs !== null,
+      "BLA-3's message",
+      15_000,
+    );
+    const lines = () =>
+      h.fake
+        .thread(HELPDESK, shown.slackMessageTs ?? "")
+        .filter(
+          (m) => (m.metadata as { event_type?: string } | undefined)?.event_type === OVER_BUDGET_REPLY_TYPE,
+        );
+    await h.fake.waitFor(() => lines().length > 0 || undefined, {
+      what: "the over-budget line in BLA-3's thread",
+      timeoutMs: 15_000,
+    });
+    await alertJobsDone();
+    // The job ran again (its first run never got Slack's answer) and read the thread instead of posting again.
+    expect(h.fake.calls("conversations.replies").some((c) => c.args.ts === shown.slackMessageTs)).toBe(true);
+    expect(lines()).toHaveLength(1);
+    expect(lines()[0]?.text).toContain(
+      "has spent €7,000.00 this month, over its monthly budget of €5,000.00",
+    );
+    expect(
+      h.fake
+        .calls("chat.postMessage")
+        .filter((c) => c.args.thread_ts === shown.slackMessageTs && String(c.args.text).includes(line)),
+    ).toHaveLength(1);
+    // Already over this month: no other alert for the admins.
+    expect(alerts("Order placed over budget")).toHaveLength(1);
   });
 });

@@ -2,9 +2,10 @@
  * Budgets in Slack, over the real wire, once per transport (signed requests or Socket Mode, the fake Slack Web API,
  * a scripted supplier on real HTTP, the store of DATABASE_URL or PGlite): an order over `orderTotalOver` waits for
  * approval and its DM shows the rule, the total and the month's spend against the budget; `refuse` says so under the
- * lines with the amount left; a rejection releases its amount; the admin channel hears of 100 % once; `warn` places
- * an order over the budget with one line in its thread and tells the admins once; an admin's App Home shows the
- * spend; and 20 modal submissions at once against a budget that fits 5 place exactly 5.
+ * lines with the amount left; a rejection releases its amount, and the rejected order fixed and resubmitted meets
+ * the budget again; the admin channel hears of 100 % once; `warn` places an order over the budget with one line in
+ * its thread and tells the admins once; an admin's App Home shows the spend; and 20 modal submissions at once
+ * against a budget that fits 5 place exactly 5.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CustomerConfig } from "../../src/config/customer.ts";
@@ -126,6 +127,29 @@ describe.each(TRANSPORTS)("budgets over %s", (transport) => {
     );
     const { done } = await submitForm("BUD-4", 2);
     expect(done.outcome.outcome).toBe("closed");
+  });
+
+  it("a rejected order fixed and resubmitted meets the budget again: refused under its lines with what is left", async () => {
+    const rejected = await h.waitForOrder((o) => o.customerReference === "BUD-1", "BUD-1");
+    await h.fake.waitFor(
+      () =>
+        texts(h.fake.message(HELPDESK, rejected.slackMessageTs!)?.versions.at(-1)?.blocks).includes(
+          "fix_and_resubmit",
+        ) || undefined,
+      { what: "Fix and resubmit on BUD-1's message" },
+    );
+    const click = await h.agent.clickInMessage({
+      channel: HELPDESK,
+      ts: rejected.slackMessageTs!,
+      actionId: "fix_and_resubmit",
+    });
+    const fix = await h.agent.openedModal(click.triggerId);
+    const done = await h.agent.submit(fix.id, {});
+    expect(done.outcome).toEqual({ outcome: "errors", problems: [] });
+    expect(Object.values(h.fake.view(fix.id)?.errors ?? {}).join(" ")).toContain(
+      "This order (€3,000.00) would take Acme EU's spending this month over its budget of €5,000.00: €1,000.00 is left.",
+    );
+    expect((await h.order(rejected.id)).status).toBe("rejected_by_approver");
   });
 
   it("warn: an order over the budget is placed with one line in its thread; the admins are told once", async () => {

@@ -1,14 +1,17 @@
 /**
- * Prices over the real wire, once per transport: the modal's total follows the lines as items are chosen and
- * quantities typed (block actions → views.update), the accepted order keeps its exact total, and its message,
- * App Home, `/order status` and the approver's DM show it; an item limited to other countries is flagged under its
- * line as it is chosen (and as the country changes) and refused there at submission; the bundle menu shows prices.
+ * Prices over the real wire, once per transport: the modal's total follows the lines as items are chosen,
+ * quantities typed, a bundle added and a line removed (block actions → views.update), the accepted order keeps its
+ * exact total, and its message, App Home, `/order status` and the approver's DM show it; an item limited to other
+ * countries is flagged under its line as it is chosen (and as the country changes) and refused there at
+ * submission; the bundle menu shows prices; `/order export`'s money columns add up to the orders' stored totals.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Decimal } from "../../src/orders/money.ts";
 import { generateTestKey } from "../../src/sandbox/keys.ts";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
 import { getOrderByIdempotencyKey } from "../../src/store/repositories/orders.ts";
 import type { BlockAction } from "../../tools/slack-payloads.ts";
+import { parseCsv } from "../helpers/csv.ts";
 import {
   AGENT,
   exampleConfig,
@@ -19,6 +22,9 @@ import {
   TRANSPORTS,
   VALID_FORM,
 } from "./support/harness.ts";
+
+/** In `admins` of the example customer file. */
+const IT_LEAD = "U0ITLEAD";
 
 const PRICES: Record<string, string> = { "LAP-14-PRO": "2149", "PHONE-STD": "649.9", "MON-27-4K": "429.90" };
 
@@ -61,7 +67,13 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
   beforeAll(async () => {
     const key = generateTestKey();
     sandbox = await startSandbox({ apiKeys: [key], speed: 1000, seed: `spend-totals-${transport}` });
-    h = await startHarness({ transport, supplierUrl: sandbox.url, apiKey: key, config: pricedConfig() });
+    h = await startHarness({
+      transport,
+      supplierUrl: sandbox.url,
+      apiKey: key,
+      config: pricedConfig(),
+      users: [{ id: IT_LEAD, name: "ivy", realName: "Ivy Lead" }],
+    });
   });
 
   afterAll(async () => {
@@ -259,5 +271,112 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
     const shown = JSON.stringify(dm.versions.at(-1)?.blocks);
     expect(shown).toContain("2 × Headset with noise cancelling (HS-ANC) · €10.00 each, €20.00");
     expect(shown).toContain("*Total* €20.00");
+  });
+
+  it("keeps the modal's total current as a bundle is added and a line removed", async () => {
+    const view = await openModal("SPEND-6");
+    h.agent.fill(view.id, { line_0_item: { value: "PHONE-STD", text: "Smartphone (standard) (PHONE-STD)" } });
+    await dispatch(
+      view.id,
+      {
+        type: "external_select",
+        action_id: "line_item",
+        block_id: "line_0_item",
+        selected_option: { text: { type: "plain_text", text: "Smartphone" }, value: "PHONE-STD" },
+      },
+      "the total after choosing the phone",
+    );
+    const withBundle = await dispatch(
+      view.id,
+      {
+        type: "static_select",
+        action_id: "add_bundle",
+        block_id: "line_actions",
+        selected_option: { text: { type: "plain_text", text: "Desk refresh" }, value: "1" },
+      },
+      "the total after adding the desk refresh",
+    );
+    // 649.90 + 2 × 429.90 + 10.
+    expect(totalText(withBundle.definition.blocks)).toBe("*Total: €1,519.70*");
+    const phoneLine = (
+      withBundle.definition.blocks as {
+        block_id?: string;
+        elements?: { action_id?: string; options?: { value: string; text: { text: string } }[] }[];
+      }[]
+    )
+      .find((b) => b.block_id === "line_actions")
+      ?.elements?.find((e) => e.action_id === "remove_line")
+      ?.options?.find((o) => o.text.text.startsWith("Line 1: Smartphone"));
+    expect(phoneLine).toBeDefined();
+    const removed = await dispatch(
+      view.id,
+      {
+        type: "static_select",
+        action_id: "remove_line",
+        block_id: "line_actions",
+        selected_option: phoneLine!,
+      },
+      "the total after removing the phone",
+    );
+    expect(totalText(removed.definition.blocks)).toBe("*Total: €869.80*");
+
+    // Placed (to the United States, where the monitor ships): the order keeps the total the form showed.
+    const { line_0_item: _item, line_0_quantity: _quantity, ...delivery } = VALID_FORM;
+    const submitted = await h.agent.submit(view.id, {
+      ...delivery,
+      ticket: "SPEND-6",
+      profile: "Acme EU",
+      country: { value: "US", text: "United States (US)" },
+      state: "NY",
+      zip: "10001",
+    });
+    expect(submitted.outcome, JSON.stringify(h.fake.view(view.id)?.errors)).toMatchObject({
+      outcome: "closed",
+    });
+    const stored = await getOrderByIdempotencyKey(h.store, `view:${view.id}`);
+    expect(stored?.request.orderLines.map((l) => `${l.quantity} ${l.itemNumber}`)).toEqual([
+      "2 MON-27-4K",
+      "1 DOCK-USBC",
+    ]);
+    expect(stored?.linePrices).toEqual(["429.90", "10.00"]);
+    expect(Decimal.parse(stored?.total ?? "").toFixed(2)).toBe("869.80");
+  });
+
+  it("exports the orders with money columns that add up to their stored totals", async () => {
+    const { rows: stored } = await h.store.query<{ number: string; total: string }>(
+      "SELECT external_document_number AS number, total FROM orders WHERE total IS NOT NULL",
+    );
+    // The orders of the tests above (the phones, the desk refresh, the headsets), in one month.
+    expect(stored.length).toBeGreaterThanOrEqual(3);
+    await h.store.query("UPDATE orders SET created_at = '2026-10-15T12:00:00Z'");
+    const before = h.fake.responses().length;
+    await h.user(IT_LEAD).runCommand({ channel: HELPDESK, command: "/order", text: "export 2026-10" });
+    await h.fake.waitFor(() => h.fake.responses()[before], { what: "the export's answer" });
+    const file = await h.fake.waitFor(
+      () =>
+        h.fake.files().find((f) => f.filename === "orders-2026-10.csv" && f.completed && f.shares.length > 0),
+      { what: "the export shared", timeoutMs: 15_000 },
+    );
+    const [header, ...rows] = parseCsv(file.content?.toString("utf8") ?? "");
+    const col = (name: string) => (header as string[]).indexOf(name);
+    expect(header?.slice(-4)).toEqual(["unit_prices", "line_totals", "order_total", "currency"]);
+    expect(rows).toHaveLength(stored.length);
+    let exported = Decimal.ZERO;
+    for (const row of rows) {
+      const number = row[col("order_number")] as string;
+      const total = row[col("order_total")] as string;
+      const lineTotals = (row[col("line_totals")] as string).split("; ").map((t) => Decimal.parse(t));
+      expect(Decimal.sum(lineTotals).toFixed(2), number).toBe(total);
+      expect(total, number).toBe(Decimal.parse(stored.find((o) => o.number === number)!.total).toFixed(2));
+      expect(row[col("currency")]).toBe("EUR");
+      exported = exported.plus(Decimal.parse(total));
+    }
+    expect(exported.toFixed(2)).toBe(Decimal.sum(stored.map((o) => Decimal.parse(o.total))).toFixed(2));
+    expect(rows.find((r) => r[col("order_total")] === "1949.70")?.[col("unit_prices")]).toBe("649.90");
+    const kit = rows.find((r) => r[col("order_total")] === "869.80");
+    expect([kit?.[col("unit_prices")], kit?.[col("line_totals")]]).toEqual([
+      "429.90; 10.00",
+      "859.80; 10.00",
+    ]);
   });
 });

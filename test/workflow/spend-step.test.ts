@@ -1,14 +1,21 @@
 /**
- * The Workflow Builder step with prices, shipping countries and budgets: an order it places keeps its exact total;
- * an item that does not ship to the delivery's country, or an order that a `refuse` budget turns away, fails the
- * step with the modal's message (the budget's with the amount left).
+ * The Workflow Builder step with prices, shipping countries and budgets, once per transport (signed events or Socket
+ * Mode envelopes): an order it places keeps its exact total; an item that does not ship to the delivery's country,
+ * or an order that a `refuse` budget turns away, fails the step with the modal's message (the budget's with the
+ * amount left).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateTestKey } from "../../src/sandbox/keys.ts";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
 import { runWorkflowStep } from "../../tools/fake-slack/index.ts";
 import { exampleConfig } from "../helpers/slack-world.ts";
-import { onboardingInputs, startWorkflowHarness, type WorkflowHarness } from "./support/harness.ts";
+import {
+  onboardingInputs,
+  startWorkflowHarness,
+  TRANSPORTS,
+  type Transport,
+  type WorkflowHarness,
+} from "./support/harness.ts";
 
 type Case = "prices" | "countries" | "budget";
 
@@ -25,15 +32,24 @@ function config(which: Case) {
   return c;
 }
 
-describe.each<Case>(["prices", "countries", "budget"])("the workflow step with prices (%s)", (which) => {
+const CASES = TRANSPORTS.flatMap((transport) =>
+  (["prices", "countries", "budget"] as const).map((which): [Transport, Case] => [transport, which]),
+);
+
+describe.each(CASES)("the workflow step with prices over %s (%s)", (transport, which) => {
   const limited = which === "countries";
   let sandbox: SandboxHandle;
   let h: WorkflowHarness;
 
   beforeAll(async () => {
     const key = generateTestKey();
-    sandbox = await startSandbox({ apiKeys: [key], speed: 1000, seed: `workflow-spend-${which}` });
+    sandbox = await startSandbox({
+      apiKeys: [key],
+      speed: 1000,
+      seed: `workflow-spend-${transport}-${which}`,
+    });
     h = await startWorkflowHarness({
+      transport,
       supplierUrl: sandbox.url,
       apiKey: key,
       deadlineMs: 60_000,

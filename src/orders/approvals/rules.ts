@@ -17,7 +17,8 @@ export interface MatchedRule {
 
 export interface RuleCatalog {
   item(itemNumber: string): CatalogItem | undefined;
-  readonly config: { readonly bundles: readonly Bundle[] };
+  /** `locale`: the customer file's, which amounts in a rule's phrase are written in. */
+  readonly config: { readonly bundles: readonly Bundle[]; readonly locale?: string | undefined };
 }
 
 type Request = Pick<CreateOrderRequest, "orderLines"> & {
@@ -74,7 +75,8 @@ function match(
   if (rule.orderTotalOver !== undefined) {
     const { total, currency } = amounts;
     if (total == null || !currency || !isMoreThan(total, rule.orderTotalOver)) return null;
-    return `a total of ${moneyText(total, currency)} (more than ${moneyText(rule.orderTotalOver, currency)})`;
+    const locale = catalog.config.locale;
+    return `a total of ${moneyText(total, currency, locale)} (more than ${moneyText(rule.orderTotalOver, currency, locale)})`;
   }
   // Known only under the budget's lock, in the accepting transaction (src/orders/budget/reserve.ts).
   if (rule.overBudget) return null;

@@ -33,6 +33,8 @@ export interface BudgetAlertDeps {
   notifier: Pick<OrderNotifier, "alertAdmins">;
   chat: Pick<SlackChat, "postMessage" | "findReply">;
   now?: () => Date;
+  /** The customer file's `locale`, which amounts are written in (default English). */
+  locale?: string | undefined;
   /** How long the thread line waits for the order's message before it is left out (default 10 min). */
   threadWaitMs?: number;
   logger?: Logger;
@@ -47,8 +49,9 @@ export const OVER_BUDGET_REPLY_TYPE = "order_desk_over_budget";
 export function overBudgetLine(
   data: { spent: string; monthly: string; currency: string },
   profile: string,
+  locale?: string,
 ): string {
-  return `⚠️ Over budget: with this order ${inert(profile)} has spent ${moneyText(data.spent, data.currency)} this month, over its monthly budget of ${moneyText(data.monthly, data.currency)}. It was placed anyway (the budget warns); the admins were told.`;
+  return `⚠️ Over budget: with this order ${inert(profile)} has spent ${moneyText(data.spent, data.currency, locale)} this month, over its monthly budget of ${moneyText(data.monthly, data.currency, locale)}. It was placed anyway (the budget warns); the admins were told.`;
 }
 
 function orderName(order: Order): string {
@@ -58,6 +61,7 @@ function orderName(order: Order): string {
 export function budgetAlertHandler(deps: BudgetAlertDeps): JobHandler<BudgetAlertJobData> {
   const logger = deps.logger ?? pino({ level: "silent" });
   const now = deps.now ?? (() => new Date());
+  const money = (amount: string, currency: string) => moneyText(amount, currency, deps.locale);
 
   /** Attempt recorded, posted (or found where an earlier attempt left it), told recorded. */
   async function tell(key: BudgetAlertKey, alert: AdminAlert): Promise<void> {
@@ -71,8 +75,8 @@ export function budgetAlertHandler(deps: BudgetAlertDeps): JobHandler<BudgetAler
     if (data.kind === "threshold") {
       const key = { profile: data.profile, month: data.month, kind: String(data.percent) as "80" | "100" };
       if ((await getBudgetAlert(deps.store, key))?.toldAt) return;
-      const spent = moneyText(data.spent, data.currency);
-      const monthly = moneyText(data.monthly, data.currency);
+      const spent = money(data.spent, data.currency);
+      const monthly = money(data.monthly, data.currency);
       await tell(key, {
         key: `budget:${data.profile}:${data.month}:${data.percent}`,
         title: data.percent === 100 ? "Monthly budget used up" : "Monthly budget 80 % used",
@@ -95,7 +99,7 @@ export function budgetAlertHandler(deps: BudgetAlertDeps): JobHandler<BudgetAler
       await tell(claim, {
         key: `budget:${claim.profile}:${claim.month}:over`,
         title: "Order placed over budget",
-        text: `${orderName(order)} (${moneyText(order.total ?? "0", data.currency)}) took "${inert(order.profile)}" to ${moneyText(data.spent, data.currency)} in ${claim.month}, over its monthly budget of ${moneyText(data.monthly, data.currency)}. It was placed: the profile's budget only warns (onExceed: warn). Further orders over the budget this month are placed too, each with a line in its thread, without another alert.`,
+        text: `${orderName(order)} (${money(order.total ?? "0", data.currency)}) took "${inert(order.profile)}" to ${money(data.spent, data.currency)} in ${claim.month}, over its monthly budget of ${money(data.monthly, data.currency)}. It was placed: the profile's budget only warns (onExceed: warn). Further orders over the budget this month are placed too, each with a line in its thread, without another alert.`,
       });
     }
     if (order.slackChannelId && thread) {
@@ -115,7 +119,7 @@ export function budgetAlertHandler(deps: BudgetAlertDeps): JobHandler<BudgetAler
         await deps.chat.postMessage({
           channel: order.slackChannelId,
           thread_ts: thread,
-          text: overBudgetLine(data, order.profile),
+          text: overBudgetLine(data, order.profile, deps.locale),
           metadata: {
             event_type: OVER_BUDGET_REPLY_TYPE,
             event_payload: { event_id: order.id, order_id: order.id },

@@ -41,9 +41,10 @@ export interface BudgetDecision {
 }
 
 export interface BudgetContext {
-  /** The customer file's `timeZone` (UTC when absent) and `currency`. */
+  /** The customer file's `timeZone` (UTC when absent), `currency` and `locale` (amounts in the words below). */
   timeZone?: string | undefined;
   currency?: string | undefined;
+  locale?: string | undefined;
 }
 
 /**
@@ -81,16 +82,16 @@ export async function checkBudget(
 }
 
 /** The modal's (and the workflow step's) words for an order `refuse` turns away. */
-export function refusalMessage(d: BudgetDecision): string {
-  const left = moneyText(d.left, d.currency);
-  return `This order (${moneyText(d.total, d.currency)}) would take ${d.profile}'s spending this month over its budget of ${moneyText(d.monthly, d.currency)}: ${left} is left. Order less, or ask an admin.`;
+export function refusalMessage(d: BudgetDecision, locale?: string): string {
+  const money = (amount: string) => moneyText(amount, d.currency, locale);
+  return `This order (${money(d.total)}) would take ${d.profile}'s spending this month over its budget of ${money(d.monthly)}: ${money(d.left)} is left. Order less, or ask an admin.`;
 }
 
 /** The `overBudget` rule, matched: the order waits for an approver (`onExceed: approve`). */
-export function overBudgetRule(d: BudgetDecision): MatchedRule {
+export function overBudgetRule(d: BudgetDecision, locale?: string): MatchedRule {
   return {
     rule: "overBudget",
-    phrase: `going over the monthly budget (${moneyText(d.after, d.currency)} of ${moneyText(d.monthly, d.currency)})`,
+    phrase: `going over the monthly budget (${moneyText(d.after, d.currency, locale)} of ${moneyText(d.monthly, d.currency, locale)})`,
   };
 }
 
@@ -178,7 +179,7 @@ export async function budgetGate(
   const over = decision?.over ? decision : null;
   return {
     decision,
-    refused: over?.onExceed === "refuse" ? { lines: [refusalMessage(over)] } : null,
-    overBudget: over?.onExceed === "approve" ? overBudgetRule(over) : null,
+    refused: over?.onExceed === "refuse" ? { lines: [refusalMessage(over, context.locale)] } : null,
+    overBudget: over?.onExceed === "approve" ? overBudgetRule(over, context.locale) : null,
   };
 }
