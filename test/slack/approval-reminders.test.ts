@@ -185,6 +185,12 @@ describe("approval reminders and expiry", () => {
       },
       { what: "a DM to each approver" },
     );
+    // The request job records each DM after Slack took it: a reminder run (forced early below) before both are
+    // recorded would not know the second approver.
+    for (const deadline = Date.now() + 15_000; (await listApprovalMessages(h.store, order.id)).length < 2; ) {
+      if (Date.now() > deadline) throw new Error("the request job did not record both DMs");
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
     // What a run killed between claiming the manager's reminder and sending it left behind, 10 minutes ago.
     await h.store.query(
       `UPDATE approval_messages SET remind_claimed_at = now() - interval '10 minutes'
