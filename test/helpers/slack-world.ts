@@ -116,7 +116,7 @@ export interface SlackWorldOptions {
   /** Wraps the placement handlers before they are registered (the workflow step's `withWorkflowSteps`). */
   wrapPlaceOrder?: (
     handlers: PlacementHandlers,
-    parts: { store: Store; jobs: Jobs; slack: SlackApp; fake: FakeSlack },
+    parts: { store: Store; jobs: Jobs; slack: SlackApp; fake: FakeSlack; now: () => Date },
   ) => Parameters<typeof workPlacement>[1];
 }
 
@@ -130,6 +130,13 @@ export interface SlackWorld {
   slack: SlackApp;
   customer: Customer;
   requests: SlackRequests;
+  /** The app's clock: `now` (or the real clock), moved on by `clockReaches`. */
+  now(): Date;
+  /**
+   * Moves the app's clock on to `at` when it is behind it, running on from there: a delayed job's time has come by
+   * the app's clock too (test/slack/support/approvals.ts `runWhenDue`). Never moves it back.
+   */
+  clockReaches(at: Date): void;
   /** The handler the place-order jobs run (to replay a stale job in a test). */
   placeOrderHandler: PlaceOrderHandler;
   /**
@@ -148,6 +155,9 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
   options.customize?.(config);
   const customer = createCustomer(config);
   const appToken = fakeSlackToken("xapp");
+  const clock = options.now ?? (() => new Date());
+  let movedOnMs = 0;
+  const now = () => new Date(clock().getTime() + movedOnMs);
   const fake = await startFakeSlack({
     botToken: options.botToken,
     users: options.users,
@@ -195,7 +205,7 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     ...(options.metrics && { metrics: options.metrics }),
     ...(options.socket && { socket: options.socket }),
     ...(options.logger && { logger: options.logger }),
-    ...(options.now && { now: options.now }),
+    now,
     ...(options.approvalMetrics && { approvalMetrics: options.approvalMetrics }),
     ...(options.clickDecisionMs !== undefined && { clickDecisionMs: options.clickDecisionMs }),
   });
@@ -222,7 +232,7 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
       await tellPlacedAtRisk({ store, jobs }, order);
     },
   });
-  const placement = options.wrapPlaceOrder?.(placeOrder, { store, jobs, slack, fake }) ?? placeOrder;
+  const placement = options.wrapPlaceOrder?.(placeOrder, { store, jobs, slack, fake, now }) ?? placeOrder;
   const placeOrderHandler = placement.placeOrder;
   workPlacement(jobs, placement, { concurrency: 4 });
   // As main.ts wires them (the workflow step's functions are added by a test that needs them).
@@ -286,6 +296,10 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     slack,
     customer,
     requests,
+    now,
+    clockReaches(at) {
+      movedOnMs += Math.max(0, at.getTime() - now().getTime());
+    },
     placeOrderHandler,
     postUpdates,
     async close() {
