@@ -221,7 +221,7 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     metadata: createMetadataSeal(options.botToken),
     operators: {
       membership: authorizer,
-      deps: { store: options.store, jobs: options.jobs },
+      deps: { store: options.store, jobs: options.jobs, now },
       alerts: attentionAlerts,
     },
   };
