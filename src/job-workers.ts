@@ -81,6 +81,7 @@ export function workJobs(deps: JobWorkersDeps): void {
     notifier: slack.notifier,
     jobs,
     metrics: placementMetrics(metrics),
+    now,
     logger,
     onPlaced: async (order) => {
       if (order.correlationId) await attachOrphanEvents(orphanDeps, order.id, order.correlationId);
@@ -129,7 +130,7 @@ export function workJobs(deps: JobWorkersDeps): void {
     updates: (order) => updatesFor(customer.config, order.profile),
     metrics,
     now,
-    ...(customer.config.timeZone && { timeZone: customer.config.timeZone }),
+    timeZone: customer.timeZone,
     onDateNotice: (order, notice) => countDateNotice(metrics.dates, order, notice),
     onDelivered: (order) => countDelivery(metrics.dates, order),
     // App Home follows the order's latest supplier event (debounced per user; failures only logged).

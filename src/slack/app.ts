@@ -77,8 +77,6 @@ export interface CreateSlackAppOptions {
   newOrderId?: () => string;
   /** The bound on deciding a state-changing click before its ack (default 2 s, well inside Slack's 3 s). */
   clickDecisionMs?: number;
-  /** Time zone for dates in messages and App Home (default UTC). */
-  timeZone?: string;
   /** More listeners (the Workflow Builder step), registered after ours with the same context. */
   register?: (app: App, ctx: SlackContext) => void;
   /** Counts the notifier's posts, updates and 429s (`slackPosts`, `slackRateLimited`). */
@@ -216,7 +214,7 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     logger,
     now,
     clickDecisionMs: options.clickDecisionMs ?? DEFAULT_CLICK_DECISION_MS,
-    timeZone: options.timeZone ?? "UTC",
+    timeZone: options.customer.timeZone,
     // Keyed from the bot token: a secret every replica holds, never sent to Slack's clients.
     metadata: createMetadataSeal(options.botToken),
     operators: {
@@ -239,7 +237,6 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
       adminChannel: options.customer.config.adminChannel,
       logger,
       now,
-      timeZone: context.timeZone,
       ...(options.metrics ? { metrics: options.metrics } : {}),
       pacer,
       ...(options.history ? { history: options.history } : {}),

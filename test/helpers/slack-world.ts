@@ -226,6 +226,7 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     notifier: slack.notifier,
     jobs,
     showAgainAfterMs: 300,
+    now,
     // As main.ts wires it: events that beat the placement's answer are attached once it is recorded.
     onPlaced: async (order) => {
       if (order.correlationId) await attachOrphanEvents({ store, jobs }, order.id, order.correlationId);
@@ -253,7 +254,10 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
   const postUpdates = createPostUpdateWorker({
     store,
     slack: createSlackChat({ token: options.botToken, apiUrl: fake.apiUrl, timeoutMs: 5000 }),
-    present: updatePresenter({ customer }),
+    // The app's clock and the customer's zone, as main.ts (src/job-workers.ts) gives them.
+    present: updatePresenter({ customer, clock: now }),
+    now,
+    timeZone: customer.timeZone,
     showMissingMessage: (order, signal) =>
       showOrder(store, slack.notifier, order, { kind: "placed" }, { retryDelayMs: 50, signal }),
     missingMessageAfterMs: 0,
