@@ -104,6 +104,8 @@ export interface SlackWorldOptions {
   clickDecisionMs?: number;
   /** The app's clock (default the real one): approvals' reminders and expiries are due by it. */
   now?: () => Date;
+  /** How long a budget alert's thread line waits for the order's message (the app's default 10 min). */
+  budgetThreadWaitMs?: number;
   /** Retries of the approval jobs (default 1 s apart, 3 times). */
   approvalPolicy?: { retryDelaySeconds: number; retryLimit: number };
   /** Changes to the example customer file before the app starts (e.g. `admins`). */
@@ -250,6 +252,8 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     store,
     notifier: slack.notifier,
     chat: createSlackChat({ token: options.botToken, apiUrl: fake.apiUrl, timeoutMs: 5000 }),
+    now,
+    ...(options.budgetThreadWaitMs !== undefined && { threadWaitMs: options.budgetThreadWaitMs }),
   });
   const postUpdates = createPostUpdateWorker({
     store,
