@@ -83,6 +83,8 @@ export interface CreateSlackAppOptions {
   metrics?: Pick<Metrics, "slackPosts" | "slackRateLimited">;
   /** App Home refreshes after an order changed, per user, are coalesced within this window (default 1 s). */
   homeDebounceMs?: number;
+  /** How often admin alerts not posted when reported are looked for, and how old they must be (1 min, 1 min). */
+  unsentAlerts?: { everyMs?: number; graceMs?: number };
   /** The per-channel posting pace the notifier keeps; give the post-update worker the same one. */
   pacer?: ChannelPacer;
   /** The pace of history reads (finding a message after a crash); give the post-update worker the same one. */
@@ -278,11 +280,11 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
         postUnsentAlerts(
           { store: options.store, alerts: attentionAlerts },
           {
-            now: now(),
+            ...(options.unsentAlerts?.graceMs !== undefined && { graceMs: options.unsentAlerts.graceMs }),
             onError: (err, item) => logger.warn({ err, itemId: item.id }, "admin alert not posted"),
           },
         ).catch((err: unknown) => logger.warn({ err }, "could not look for admin alerts not posted"));
-      }, UNSENT_ALERTS_EVERY_MS).unref();
+      }, options.unsentAlerts?.everyMs ?? UNSENT_ALERTS_EVERY_MS).unref();
       if (options.mode === "socket") await app.start();
     },
     async stop() {

@@ -104,6 +104,8 @@ export interface SlackWorldOptions {
   clickDecisionMs?: number;
   /** The app's clock (default the real one): approvals' reminders and expiries are due by it. */
   now?: () => Date;
+  /** The app's look for admin alerts not posted when reported (createSlackApp's `unsentAlerts`). */
+  unsentAlerts?: CreateSlackAppOptions["unsentAlerts"];
   /** How long a budget alert's thread line waits for the order's message (the app's default 10 min). */
   budgetThreadWaitMs?: number;
   /** Retries of the approval jobs (default 1 s apart, 3 times). */
@@ -210,6 +212,7 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     now,
     ...(options.approvalMetrics && { approvalMetrics: options.approvalMetrics }),
     ...(options.clickDecisionMs !== undefined && { clickDecisionMs: options.clickDecisionMs }),
+    ...(options.unsentAlerts && { unsentAlerts: options.unsentAlerts }),
   });
   // As main.ts: an admin alert is rewritten by a job of the action's transaction.
   workAlertRewrites(jobs, { store, alerts: slack.context.operators.alerts });
