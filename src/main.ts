@@ -56,8 +56,9 @@ export interface StartOptions {
   defaultMetrics?: boolean;
   /**
    * The app's clock (default the real one): today, lead times and risk, what messages say about dates, deadlines,
-   * months. Tests set it elsewhere (the watchdog's deadlines, a month's end, a chosen day); signatures, the
-   * database's times and Slack's timestamps stay on the wall clock.
+   * months, when an approval's reminder and expiry are due. Tests set it elsewhere (the watchdog's deadlines, a
+   * month's end, a chosen day); signatures, the database's times, Slack's timestamps and waits (timeouts, graces,
+   * retry delays) stay on the wall clock, and each comparison reads one clock only.
    */
   now?: () => Date;
 }
