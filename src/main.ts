@@ -12,44 +12,25 @@ import type { Config } from "./config.ts";
 import { createReadiness, healthRoutes, socketCheck, storeCheck } from "./http/health.ts";
 import { metricsRoute } from "./http/metrics.ts";
 import { type HttpServer, startHttpServer } from "./http/server.ts";
+import { workJobs } from "./job-workers.ts";
 import { createJobs, type Jobs } from "./jobs/index.ts";
 import { createLogger } from "./log.ts";
-import { createMetrics, type Metrics, placementMetrics } from "./metrics.ts";
+import { createMetrics, type Metrics } from "./metrics.ts";
 import { registerBudgetMetrics } from "./metrics-budgets.ts";
-import { countDateNotice, countDelivery } from "./metrics-dates.ts";
 import { meteredSupplier } from "./metrics-supplier.ts";
-import { workApprovals } from "./orders/approvals/jobs.ts";
-import { workBudgetAlerts } from "./orders/budget/alert-job.ts";
 import { spendThisMonth } from "./orders/budget/spend.ts";
-import { workAlertRewrites } from "./orders/operations/outcome-job.ts";
-import { placeOrderJob } from "./orders/place.ts";
-import { workPlacement } from "./orders/placement-queues.ts";
 import type { AdminAlert } from "./orders/ports.ts";
-import { showOrder } from "./orders/show-order.ts";
 import { ChannelPacer } from "./orders/updates/pacer.ts";
-import { tellPlacedAtRisk } from "./orders/updates/placed-at-risk.ts";
-import { workPostUpdates } from "./orders/updates/post-update.ts";
-import { updatesFor } from "./orders/updates/verbosity.ts";
-import { watchdogRulesOf } from "./orders/watchdog/decide.ts";
-import { checkAfterEvents, workWatchdog } from "./orders/watchdog/jobs.ts";
-import { withWorkflowSteps } from "./orders/workflow/index.ts";
 import { redactUrl } from "./redact-url.ts";
 import { ExpiryWatch } from "./secrets/expiry.ts";
 import { createApiKeyProvider, createWebhookSecrets } from "./secrets/factory.ts";
 import { supplierKeyCheck } from "./secrets/readiness.ts";
 import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "./slack/app.ts";
-import { updatePresenter } from "./slack/blocks/updates/presenter.ts";
 import * as functions from "./slack/listeners/functions/index.ts";
-import {
-  checkBotToken,
-  createSlackChat,
-  createSlackWorkflowFunctions,
-  HistoryPace,
-} from "./slack/outbound/index.ts";
+import { checkBotToken, HistoryPace } from "./slack/outbound/index.ts";
 import { openStore, type Store } from "./store/db.ts";
 import { SupplierClient } from "./supplier/client.ts";
 import { buildInfo } from "./version.ts";
-import { attachOrphanEvents } from "./webhooks/orphans.ts";
 import { startSupplierSide, supplierEventsReader } from "./webhooks/wiring.ts";
 
 export interface OrderDesk {
@@ -75,8 +56,9 @@ export interface StartOptions {
   defaultMetrics?: boolean;
   /**
    * The app's clock (default the real one): today, lead times and risk, what messages say about dates, deadlines,
-   * months. Tests set it elsewhere (the watchdog's deadlines, a month's end, a chosen day); signatures, the
-   * database's times and Slack's timestamps stay on the wall clock.
+   * months, when an approval's reminder and expiry are due. Tests set it elsewhere (the watchdog's deadlines, a
+   * month's end, a chosen day); signatures, the database's times, Slack's timestamps and waits (timeouts, graces,
+   * retry delays) stay on the wall clock, and each comparison reads one clock only.
    */
   now?: () => Date;
 }
@@ -90,6 +72,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       logPersonalData: config.log.logPersonalData,
     });
   const production = config.env === "production";
+  const now = options.now ?? (() => new Date());
   const metrics = createMetrics({ defaultMetrics: options.defaultMetrics ?? true });
   const customer = createCustomer(await loadCustomerConfig(config.customerConfigPath));
   const eventMapper = supplierEventsReader(customer.config.supplierEvents, config.webhooks.secrets);
@@ -128,9 +111,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     cleanups.push(() => store.close());
     // Month-to-date spend against budget per profile, read at each scrape (no gauges without a budget).
     if (customer.config.profiles.some((p) => p.budget))
-      registerBudgetMetrics(metrics.registry, () =>
-        spendThisMonth(store, customer.config, (options.now ?? (() => new Date()))()),
-      );
+      registerBudgetMetrics(metrics.registry, () => spendThisMonth(store, customer.config, now()));
 
     // Created before the job workers so that it is closed after them on shutdown: a placement still running
     // (and retrying) during the grace period keeps its connection pool.
@@ -185,7 +166,7 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       jobs,
       metrics,
       approvalMetrics: metrics.approvals,
-      ...(options.now && { now: options.now }),
+      now,
       socket: { metrics },
       logger,
       pacer,
@@ -197,97 +178,19 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
         functions.register(app, context, { deadlineMs: config.workflowPlacementDeadlineMs }),
     });
     const alertAdmins = (alert: AdminAlert) => slack.notifier.alertAdmins(alert);
-
-    const orphanDeps = { store, jobs, settleMs: config.webhooks.settleMs };
-    const slackApi = {
-      token: config.slack.botToken,
-      timeoutMs: config.slack.timeoutMs,
-      logger,
-      ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
-    };
-    // Threads' own client: a 429 re-schedules the job after Retry-After instead of blocking a worker.
-    const threadChat = createSlackChat({ ...slackApi, history });
-    // Stalled orders: a check when an order is placed and after its supplier events, each due at its deadline.
-    const watchdog = workWatchdog(jobs, {
-      store,
-      jobs,
-      rules: watchdogRulesOf(customer.config),
-      chat: threadChat,
-      alerts: slack.context.operators.alerts,
-      metrics: { stalled: (profile, condition) => metrics.ordersStalled.inc({ profile, condition }) },
-      ...(options.now && { now: options.now }),
-      logger,
-    });
-    const placeOrder = placeOrderJob({
-      store,
+    workJobs({
+      config,
       customer,
+      store,
+      jobs,
       supplier,
-      apiKeys: apiKeys.provider,
-      defaultSecretId: apiKeys.secretId,
-      notifier: slack.notifier,
-      jobs,
-      metrics: placementMetrics(metrics),
-      logger,
-      onPlaced: async (order) => {
-        if (order.correlationId) await attachOrphanEvents(orphanDeps, order.id, order.correlationId);
-        await Promise.all([watchdog.arm(order), tellPlacedAtRisk({ store, jobs }, order)]);
-      },
-    });
-    // Orders from a Workflow Builder step complete (or fail) their step when placement ends.
-    const workflowFunctions = createSlackWorkflowFunctions(slackApi);
-    workPlacement(
-      jobs,
-      withWorkflowSteps(placeOrder, {
-        store,
-        jobs,
-        notifier: slack.notifier,
-        functions: workflowFunctions,
-        // The step's deadline was set by the app's clock when it started: checked by the same clock.
-        ...(options.now && { now: options.now }),
-        logger,
-      }),
-      { concurrency: 4 },
-    );
-    // Orders that need approval: the approvers' DMs, the decision shown, the reminder and the expiry.
-    workApprovals(jobs, {
-      ...slack.context.approvals,
-      notifier: slack.notifier,
-      approvals: slack.approvals,
-      workflowFunctions,
-      onOrderChanged: (order) => slack.home.orderChanged(order),
-      onApproversChanged: (userIds) => slack.home.usersChanged(userIds),
-    });
-    // An admin alert is rewritten by a job of the admin's action (who did what), so a crash cannot skip it.
-    workAlertRewrites(jobs, { store, alerts: slack.context.operators.alerts, logger });
-    // A profile's month reaching 80 % / 100 % of its budget, an order placed over it (src/orders/budget/).
-    workBudgetAlerts(jobs, {
-      store,
-      notifier: slack.notifier,
-      chat: threadChat,
-      locale: customer.config.locale,
-      ...(options.now && { now: options.now }),
-      logger,
-    });
-    workPostUpdates(jobs, {
-      store,
-      slack: threadChat,
-      settleMs: config.webhooks.settleMs,
-      // The app's clock, as everywhere else: replies and the status line say "in 2 days" from its today.
-      present: updatePresenter({ customer, ...(options.now && { clock: options.now }) }),
-      showMissingMessage: (order, signal) =>
-        showOrder(store, slack.notifier, order, { kind: "placed" }, { signal }),
-      alertAdmins,
+      apiKeys,
+      slack,
       pacer,
-      broadcast: customer.config.broadcast,
-      updates: (order) => updatesFor(customer.config, order.profile),
+      history,
       metrics,
-      ...(options.now && { now: options.now }),
-      ...(customer.config.timeZone && { timeZone: customer.config.timeZone }),
-      onDateNotice: (order, notice) => countDateNotice(metrics.dates, order, notice),
-      onDelivered: (order) => countDelivery(metrics.dates, order),
-      // App Home follows the order's latest supplier event (debounced per user; failures only logged).
-      onOrderChanged: (order) => slack.home.orderChanged(order),
-      afterEvents: (orderId, newestEventId) => checkAfterEvents(jobs, orderId, newestEventId),
+      alertAdmins,
+      now,
       logger,
     });
 

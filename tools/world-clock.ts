@@ -9,8 +9,8 @@
  * requests; each receiver checks them against its own wall clock), the fake Slack's message timestamps (Order Desk
  * compares them with times its database recorded) and the database's now(), which runs the jobs. So the instant
  * is never in the future: a job Order Desk schedules by its clock is never due later than it means, at most the
- * offset sooner, and the handlers of jobs due within a day (a workflow step's deadline, the watchdog's checks)
- * look at the app's clock before they act.
+ * offset sooner, and the handlers of such jobs (a workflow step's deadline, the watchdog's checks, an approval's
+ * reminder and expiry) look at the app's clock before they act.
  */
 import type { Clock } from "../src/sandbox/clock.ts";
 import { systemClock } from "../src/sandbox/clock.ts";
@@ -45,7 +45,8 @@ const NOON_MS = 12 * 3_600_000;
  * 12:00 UTC today, or yesterday before then: the latest noon that has passed. At noon UTC the calendar date is the
  * same from UTC−11 to UTC+11 (and the local time between 00:00 and 02:00 elsewhere), so a run of under ten hours
  * never sees the day turn in any customer's time zone. Less than a day behind the wall clock: a job Order Desk
- * schedules a day or more ahead (an approval reminder, its expiry) is not due before its time.
+ * schedules (an approval's reminder, its expiry) comes up on the queue less than a day before its time, and its
+ * handler waits for the app's clock.
  */
 export function latestNoonUtc(wallMs: number = Date.now()): number {
   const noon = Math.floor(wallMs / DAY_MS) * DAY_MS + NOON_MS;

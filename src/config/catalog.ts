@@ -6,6 +6,11 @@ import type { Bundle, CatalogItem, CustomerConfig, Profile } from "./customer-sc
 
 export interface Customer {
   readonly config: CustomerConfig;
+  /**
+   * Where the customer's days are: the file's `timeZone`, UTC when it has none. Every date Order Desk shows (the
+   * order's message, its thread, App Home, `/order status`) is written in it.
+   */
+  readonly timeZone: string;
   readonly ticketIdPattern: RegExp;
   profile(name: string): Profile | undefined;
   /** Profiles that apply in this channel, in file order. */
@@ -38,6 +43,7 @@ export function createCustomer(config: CustomerConfig): Customer {
 
   return {
     config,
+    timeZone: config.timeZone ?? "UTC",
     ticketIdPattern,
     profile: (name) => profiles.get(name),
     profilesForChannel: (channelId) => [...(byChannel.get(channelId) ?? [])],

@@ -16,7 +16,14 @@ const approvalRound = z.string().optional();
 
 export const JOB_PAYLOADS = {
   /** Place the order with the supplier. */
-  "place-order": z.object({ orderId }),
+  "place-order": z.object({
+    orderId,
+    /**
+     * When the placement was queued, by the app's clock (ISO): a workflow step's deadline, set by the same clock, is
+     * compared with it. Absent in jobs enqueued before jobs carried it: their creation time in the queue stands in.
+     */
+    queuedAt: z.iso.datetime({ offset: true }).optional(),
+  }),
   /** The order ended but Slack could not show it: show its final state again, never place it. */
   "show-order": z.object({ orderId }),
   /** A workflow step's deadline: fail the step (and its order) if the order is not placed by then. */

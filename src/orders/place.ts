@@ -82,6 +82,8 @@ export interface PlaceOrderDeps {
    * correlationId we did not know yet). Must be safe to repeat.
    */
   onPlaced?: (order: Order) => Promise<void>;
+  /** The app's clock (default the real one): when the order is shown placed ("received since"). */
+  now?: () => Date;
   logger?: Logger;
   /** Keys the supplier refused, so a refused key is not sent on every order (default: this job's own memory). */
   refusedKeys?: RefusedKeys;
@@ -134,6 +136,7 @@ function retryReason(error: unknown): string {
 export function placeOrderJob(deps: PlaceOrderDeps): PlacementHandlers {
   const baseLogger = deps.logger ?? pino({ level: "silent" });
   const refusedKeys = deps.refusedKeys ?? new RefusedKeys();
+  const now = deps.now ?? (() => new Date());
   // One alert per secret and set of rejected key versions, however many orders fail with it.
   const alertUnauthorized = oncePerKeySet(async (report: UnauthorizedReport) => {
     const keys = report.tried.map((k) => `${k.redacted} (${k.stage})`).join(", ");
@@ -285,6 +288,7 @@ export function placeOrderJob(deps: PlaceOrderDeps): PlacementHandlers {
       const placed = await markPlaced(deps.store, order.id, {
         correlationId: result.correlationId,
         placedEarlier: result.placedEarlier,
+        at: now(),
       });
       log.info({ correlationId: result.correlationId, placedEarlier: result.placedEarlier }, "order placed");
       deps.metrics?.placed(order.source);
@@ -311,7 +315,11 @@ export function placeOrderJob(deps: PlaceOrderDeps): PlacementHandlers {
   ): Promise<void> {
     if (error instanceof DuplicateOrderError && mayHaveBeenPlaced(order.failure)) {
       // An earlier run timed out or hit a 5xx after sending: the supplier has our order under this number.
-      const placed = await markPlaced(deps.store, order.id, { correlationId: null, placedEarlier: true });
+      const placed = await markPlaced(deps.store, order.id, {
+        correlationId: null,
+        placedEarlier: true,
+        at: now(),
+      });
       log.warn("DUPLICATE_ORDER after an uncertain earlier attempt: treating the order as placed");
       deps.metrics?.placed(order.source);
       const shown = await publishFinal(placed ?? order, { kind: "placed" }, log, job.signal);

@@ -5,7 +5,6 @@
  */
 import { pino } from "pino";
 import { jobId } from "../jobs/ids.ts";
-import type { PlaceOrderJobData } from "../jobs/payloads.ts";
 import { QUEUES } from "../jobs/queues.ts";
 import { setResubmittedDates } from "../store/repositories/order-risk.ts";
 import { getOrder, getOrderForUpdate, resetForResubmit } from "../store/repositories/orders.ts";
@@ -23,7 +22,7 @@ import { type FieldErrors, fieldErrorsFromDetails } from "./fields.ts";
 import { canResubmit, type Order } from "./model/order.ts";
 import { priceOrder, storedPricing } from "./pricing.ts";
 import { draftToRequest } from "./request.ts";
-import { authorize, type OrderOrigin, type SubmitDeps } from "./submit.ts";
+import { authorize, type OrderOrigin, placeOrderData, type SubmitDeps } from "./submit.ts";
 
 export type ResubmitResult =
   | { status: "queued"; order: Order }
@@ -105,9 +104,8 @@ export async function resubmitOrder(
     // The corrected order meets the approval rules again (a rejected one is asked for again if it still needs it).
     const asked = await approvalForResubmission(tx, deps, dated ?? reset, profile, now(), gate);
     if (asked) return { status: "queued", order: asked };
-    const data: PlaceOrderJobData = { orderId: order.id };
     // A new job id per resubmission (the previous job may still be listed as completed or failed).
-    await deps.jobs.send(QUEUES.placeOrder, data, {
+    await deps.jobs.send(QUEUES.placeOrder, placeOrderData(order.id, now()), {
       id: jobId(QUEUES.placeOrder, order.id, reset.statusAt.toISOString()),
       tx,
     });

@@ -230,8 +230,10 @@ export async function storeSubmission(
         logger.info({ orderId: waiting.id, rule: request.rule }, "order stored; waiting for approval");
         return { status: "queued", order: waiting, created: true };
       }
-      const data: PlaceOrderJobData = { orderId: order.id };
-      await deps.jobs.send(QUEUES.placeOrder, data, { id: placeOrderJobId(order.id), tx });
+      await deps.jobs.send(QUEUES.placeOrder, placeOrderData(order.id, at), {
+        id: placeOrderJobId(order.id),
+        tx,
+      });
       logQueued(logger, order);
       return { status: "queued", order, created: true };
     });
@@ -279,6 +281,11 @@ function newOrderRow(
 /** The id of an order's first placement job (a resubmission's has its own). */
 export function placeOrderJobId(orderId: string): string {
   return jobId(QUEUES.placeOrder, orderId);
+}
+
+/** A placement job's payload, queued `at` by the app's clock (what a workflow step's deadline is compared with). */
+export function placeOrderData(orderId: string, at: Date): PlaceOrderJobData {
+  return { orderId, queuedAt: at.toISOString() };
 }
 
 function logQueued(logger: Logger, order: Order): void {

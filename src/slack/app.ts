@@ -77,14 +77,14 @@ export interface CreateSlackAppOptions {
   newOrderId?: () => string;
   /** The bound on deciding a state-changing click before its ack (default 2 s, well inside Slack's 3 s). */
   clickDecisionMs?: number;
-  /** Time zone for dates in messages and App Home (default UTC). */
-  timeZone?: string;
   /** More listeners (the Workflow Builder step), registered after ours with the same context. */
   register?: (app: App, ctx: SlackContext) => void;
   /** Counts the notifier's posts, updates and 429s (`slackPosts`, `slackRateLimited`). */
   metrics?: Pick<Metrics, "slackPosts" | "slackRateLimited">;
   /** App Home refreshes after an order changed, per user, are coalesced within this window (default 1 s). */
   homeDebounceMs?: number;
+  /** How often admin alerts not posted when reported are looked for, and how old they must be (1 min, 1 min). */
+  unsentAlerts?: { everyMs?: number; graceMs?: number };
   /** The per-channel posting pace the notifier keeps; give the post-update worker the same one. */
   pacer?: ChannelPacer;
   /** The pace of history reads (finding a message after a crash); give the post-update worker the same one. */
@@ -216,12 +216,12 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
     logger,
     now,
     clickDecisionMs: options.clickDecisionMs ?? DEFAULT_CLICK_DECISION_MS,
-    timeZone: options.timeZone ?? "UTC",
+    timeZone: options.customer.timeZone,
     // Keyed from the bot token: a secret every replica holds, never sent to Slack's clients.
     metadata: createMetadataSeal(options.botToken),
     operators: {
       membership: authorizer,
-      deps: { store: options.store, jobs: options.jobs },
+      deps: { store: options.store, jobs: options.jobs, now },
       alerts: attentionAlerts,
     },
   };
@@ -239,7 +239,6 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
       adminChannel: options.customer.config.adminChannel,
       logger,
       now,
-      timeZone: context.timeZone,
       ...(options.metrics ? { metrics: options.metrics } : {}),
       pacer,
       ...(options.history ? { history: options.history } : {}),
@@ -281,11 +280,11 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
         postUnsentAlerts(
           { store: options.store, alerts: attentionAlerts },
           {
-            now: now(),
+            ...(options.unsentAlerts?.graceMs !== undefined && { graceMs: options.unsentAlerts.graceMs }),
             onError: (err, item) => logger.warn({ err, itemId: item.id }, "admin alert not posted"),
           },
         ).catch((err: unknown) => logger.warn({ err }, "could not look for admin alerts not posted"));
-      }, UNSENT_ALERTS_EVERY_MS).unref();
+      }, options.unsentAlerts?.everyMs ?? UNSENT_ALERTS_EVERY_MS).unref();
       if (options.mode === "socket") await app.start();
     },
     async stop() {

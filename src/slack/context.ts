@@ -23,7 +23,7 @@ export interface SlackContext {
    * rolls back and the clicker is told to click again (src/orders/click-deadline.ts).
    */
   clickDecisionMs: number;
-  /** For dates in App Home and status lines. */
+  /** For dates in App Home and status lines: the customer's (`customer.timeZone`). */
   timeZone: string;
   /** Seals the order modal's `private_metadata` and checks it on the way back (./metadata.ts). */
   metadata: MetadataSeal;

@@ -38,15 +38,17 @@ export async function publishHome(ctx: HomeContext, client: WebClient, userId: s
     // Admins only (the same check as "Needs attention"); never keeps the rest from showing.
     ctx.operators && ctx.customer ? adminSpend(ctx, userId).catch(() => null) : null,
   ]);
+  // The app's clock and the customer's zone, for every date shown, as in the orders' messages.
+  const now = ctx.now?.() ?? new Date();
+  const timeZone = ctx.customer?.timeZone ?? "UTC";
   // Admins (those who see "Needs attention") also see this month's on-time rate by profile.
-  const onTime = attention
-    ? await onTimeThisMonth(ctx.store, ctx.now?.() ?? new Date(), ctx.customer?.config.timeZone).catch(
-        () => null,
-      )
-    : null;
+  const onTime = attention ? await onTimeThisMonth(ctx.store, now, timeZone).catch(() => null) : null;
   await client.views.publish({
     user_id: userId,
-    view: buildHomeView(orders, attention, awaitingMe, ctx.customer?.config.locale, spend, onTime),
+    view: buildHomeView(orders, attention, awaitingMe, ctx.customer?.config.locale, spend, onTime, {
+      now,
+      timeZone,
+    }),
   });
 }
 

@@ -40,7 +40,6 @@ export interface SlackNotifierOptions {
   adminChannel: string;
   logger?: Logger;
   now?: () => Date;
-  timeZone?: string;
   /** `order_desk_slack_posts_total` / `order_desk_slack_rate_limited_total`, by Web API method. */
   metrics?: Pick<Metrics, "slackPosts" | "slackRateLimited">;
   /** The process's per-channel pace, shared with the post-update worker (default: one of its own). */
@@ -159,7 +158,6 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
     orderMessage(order, {
       customer,
       now: now(),
-      ...(options.timeZone ? { timeZone: options.timeZone } : {}),
       ...(note ? { note } : {}),
     });
 

@@ -104,6 +104,10 @@ export interface SlackWorldOptions {
   clickDecisionMs?: number;
   /** The app's clock (default the real one): approvals' reminders and expiries are due by it. */
   now?: () => Date;
+  /** The app's look for admin alerts not posted when reported (createSlackApp's `unsentAlerts`). */
+  unsentAlerts?: CreateSlackAppOptions["unsentAlerts"];
+  /** How long a budget alert's thread line waits for the order's message (the app's default 10 min). */
+  budgetThreadWaitMs?: number;
   /** Retries of the approval jobs (default 1 s apart, 3 times). */
   approvalPolicy?: { retryDelaySeconds: number; retryLimit: number };
   /** Changes to the example customer file before the app starts (e.g. `admins`). */
@@ -116,7 +120,7 @@ export interface SlackWorldOptions {
   /** Wraps the placement handlers before they are registered (the workflow step's `withWorkflowSteps`). */
   wrapPlaceOrder?: (
     handlers: PlacementHandlers,
-    parts: { store: Store; jobs: Jobs; slack: SlackApp; fake: FakeSlack },
+    parts: { store: Store; jobs: Jobs; slack: SlackApp; fake: FakeSlack; now: () => Date },
   ) => Parameters<typeof workPlacement>[1];
 }
 
@@ -130,6 +134,13 @@ export interface SlackWorld {
   slack: SlackApp;
   customer: Customer;
   requests: SlackRequests;
+  /** The app's clock: `now` (or the real clock), moved on by `clockReaches`. */
+  now(): Date;
+  /**
+   * Moves the app's clock on to `at` when it is behind it, running on from there: a delayed job's time has come by
+   * the app's clock too (test/slack/support/approvals.ts `runWhenDue`). Never moves it back.
+   */
+  clockReaches(at: Date): void;
   /** The handler the place-order jobs run (to replay a stale job in a test). */
   placeOrderHandler: PlaceOrderHandler;
   /**
@@ -148,6 +159,9 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
   options.customize?.(config);
   const customer = createCustomer(config);
   const appToken = fakeSlackToken("xapp");
+  const clock = options.now ?? (() => new Date());
+  let movedOnMs = 0;
+  const now = () => new Date(clock().getTime() + movedOnMs);
   const fake = await startFakeSlack({
     botToken: options.botToken,
     users: options.users,
@@ -195,9 +209,10 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     ...(options.metrics && { metrics: options.metrics }),
     ...(options.socket && { socket: options.socket }),
     ...(options.logger && { logger: options.logger }),
-    ...(options.now && { now: options.now }),
+    now,
     ...(options.approvalMetrics && { approvalMetrics: options.approvalMetrics }),
     ...(options.clickDecisionMs !== undefined && { clickDecisionMs: options.clickDecisionMs }),
+    ...(options.unsentAlerts && { unsentAlerts: options.unsentAlerts }),
   });
   // As main.ts: an admin alert is rewritten by a job of the action's transaction.
   workAlertRewrites(jobs, { store, alerts: slack.context.operators.alerts });
@@ -216,13 +231,14 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     notifier: slack.notifier,
     jobs,
     showAgainAfterMs: 300,
+    now,
     // As main.ts wires it: events that beat the placement's answer are attached once it is recorded.
     onPlaced: async (order) => {
       if (order.correlationId) await attachOrphanEvents({ store, jobs }, order.id, order.correlationId);
       await tellPlacedAtRisk({ store, jobs }, order);
     },
   });
-  const placement = options.wrapPlaceOrder?.(placeOrder, { store, jobs, slack, fake }) ?? placeOrder;
+  const placement = options.wrapPlaceOrder?.(placeOrder, { store, jobs, slack, fake, now }) ?? placeOrder;
   const placeOrderHandler = placement.placeOrder;
   workPlacement(jobs, placement, { concurrency: 4 });
   // As main.ts wires them (the workflow step's functions are added by a test that needs them).
@@ -240,11 +256,16 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     notifier: slack.notifier,
     chat: createSlackChat({ token: options.botToken, apiUrl: fake.apiUrl, timeoutMs: 5000 }),
     locale: customer.config.locale,
+    now,
+    ...(options.budgetThreadWaitMs !== undefined && { threadWaitMs: options.budgetThreadWaitMs }),
   });
   const postUpdates = createPostUpdateWorker({
     store,
     slack: createSlackChat({ token: options.botToken, apiUrl: fake.apiUrl, timeoutMs: 5000 }),
-    present: updatePresenter({ customer }),
+    // The app's clock and the customer's zone, as main.ts (src/job-workers.ts) gives them.
+    present: updatePresenter({ customer, clock: now }),
+    now,
+    timeZone: customer.timeZone,
     showMissingMessage: (order, signal) =>
       showOrder(store, slack.notifier, order, { kind: "placed" }, { retryDelayMs: 50, signal }),
     missingMessageAfterMs: 0,
@@ -287,6 +308,10 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     slack,
     customer,
     requests,
+    now,
+    clockReaches(at) {
+      movedOnMs += Math.max(0, at.getTime() - now().getTime());
+    },
     placeOrderHandler,
     postUpdates,
     async close() {

@@ -198,7 +198,7 @@ describe.each(TEST_BACKENDS)("operator actions on %s", (backend) => {
     const { rows } = await store.query("SELECT status FROM orders WHERE id = $1", [orderId]);
     expect(rows[0]?.status).toBe("queued");
     const job = await jobs.getJob("place-order", jobId("place-order", orderId, "operator-retry", item.id));
-    expect(job?.data).toEqual({ orderId });
+    expect(job?.data).toEqual({ orderId, queuedAt: expect.any(String) });
     const { rows: all } = await store.query(
       `SELECT count(*)::int AS n FROM ${jobs.schema}.job WHERE name = 'place-order' AND data->>'orderId' = $1`,
       [orderId],

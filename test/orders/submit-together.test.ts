@@ -91,7 +91,7 @@ describe.each(TEST_BACKENDS)("submits arriving together on %s", (backend) => {
       expect(order.customerReference).toBe(ticket);
       expect(order.request.externalDocumentNumber).toBe(order.externalDocumentNumber);
       const job = await jobs.getJob(QUEUES.placeOrder, placeOrderJobId(order.id));
-      expect(job?.data).toEqual({ orderId: order.id });
+      expect(job?.data).toEqual({ orderId: order.id, queuedAt: expect.any(String) });
     }
     const { rows } = await store.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM ${jobs.schema}.job WHERE name = $1 AND data->>'orderId' = ANY($2)`,

@@ -94,6 +94,8 @@ describe("approval reminders and expiry", () => {
     const order = await orderFor(h, "REM-1");
     behindMs = 0;
     expect(Date.parse(order.approval!.remindAt) - Date.parse(order.approval!.requestedAt)).toBe(24 * HOUR);
+    // Due by the queue at once; by the app's clock once it is back to now (a run before that was put off).
+    await runWhenDue(h, QUEUES.approvalReminder, approvalJobId(QUEUES.approvalReminder, order.id));
     await h.fake.waitFor(
       () => ([MANAGER, BOSS].every((u) => remindersIn(u, "REM-1").length === 1) ? true : undefined),
       { what: "one reminder in each approver's DM" },
@@ -115,10 +117,11 @@ describe("approval reminders and expiry", () => {
   });
 
   it("expires an order nobody decided within expireAfterDays: not placed, DMs without buttons, the requester told", async () => {
-    // Due a few seconds after the DMs went out.
+    // Due a few seconds after the DMs went out (by the app's clock: a run before that is put off).
     behindMs = 7 * 24 * HOUR - 3000;
     const order = await orderFor(h, "EXP-1");
     behindMs = 0;
+    await runWhenDue(h, QUEUES.approvalExpiry, approvalJobId(QUEUES.approvalExpiry, order.id));
     const expired = await h.waitForOrder(
       (o) => o.id === order.id && o.status === "approval_expired",
       "expiry",
@@ -271,7 +274,7 @@ describe("approval reminders and expiry", () => {
     await runWhenDue(h, QUEUES.approvalReminder, second(QUEUES.approvalReminder));
     expect(newReminders()).toEqual([1, 1]);
 
-    // And its expiry.
+    // And its expiry, at its time by the app's clock: seven days after the new request.
     await runWhenDue(h, QUEUES.approvalExpiry, second(QUEUES.approvalExpiry));
     const expired = await h.order(order.id);
     expect(expired.status).toBe("approval_expired");
@@ -296,12 +299,13 @@ describe("approval reminders and expiry", () => {
     expect(after.expired - before.expired).toBe(1);
     expect(after.rejectedCount - before.rejectedCount).toBe(1);
     expect(after.expiredCount - before.expiredCount).toBe(1);
-    // Rejected 3 hours after the first request; expired an hour after the second (plus the test's own seconds).
+    // Rejected 3 hours after the first request; expired at its time, 7 days after the second (plus the test's own
+    // seconds).
     const rejectedSeconds = after.rejectedSeconds - before.rejectedSeconds;
     expect(rejectedSeconds).toBeGreaterThanOrEqual(3 * 3600);
     expect(rejectedSeconds).toBeLessThan(3 * 3600 + 120);
     const expiredSeconds = after.expiredSeconds - before.expiredSeconds;
-    expect(expiredSeconds).toBeGreaterThanOrEqual(3600);
-    expect(expiredSeconds).toBeLessThan(3600 + 120);
+    expect(expiredSeconds).toBeGreaterThanOrEqual(7 * 24 * 3600);
+    expect(expiredSeconds).toBeLessThan(7 * 24 * 3600 + 120);
   });
 });

@@ -67,6 +67,8 @@ export interface HarnessOptions {
   attentionAlerts?: boolean;
   /** What main.ts counts as the worker tells date notices and records deliveries (metrics-dates.ts). */
   counting?: Pick<PostUpdateDeps, "onDateNotice" | "onDelivered">;
+  /** The app's clock (default: fixed at `NOW`). */
+  now?: () => Date;
 }
 
 export async function startHarness(store: Store, options: HarnessOptions = {}): Promise<Harness> {
@@ -102,7 +104,7 @@ export async function startHarness(store: Store, options: HarnessOptions = {}): 
     alertAdmins,
     pacer: options.pacer ?? new ChannelPacer({ perSecond: 50, burst: 50 }),
     settleMs: options.settleMs ?? 0,
-    now: () => NOW,
+    now: options.now ?? (() => NOW),
     ...(options.updates && { updates: options.updates }),
     ...(options.broadcast && { broadcast: options.broadcast }),
     ...options.counting,

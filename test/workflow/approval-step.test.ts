@@ -4,10 +4,13 @@
  * step fails with `functions.completeError` naming why, and nothing reaches the supplier.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { QUEUES } from "../../src/jobs/queues.ts";
+import { approvalJobId } from "../../src/orders/approvals/request.ts";
 import { generateTestKey } from "../../src/sandbox/keys.ts";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
 import { runWorkflowStep, SlackUser } from "../../tools/fake-slack/index.ts";
 import { exampleConfig } from "../helpers/slack-world.ts";
+import { runWhenDue } from "../slack/support/approvals.ts";
 import { onboardingInputs, startWorkflowHarness, type WorkflowHarness } from "./support/harness.ts";
 
 const MANAGER = "U0MANAGER";
@@ -110,8 +113,10 @@ describe("workflow step orders that need approval", () => {
 
   it("fails the step when the approval request expires", async () => {
     behindMs = 7 * 24 * HOUR - 3000;
-    const { step } = await waiting("WFA-3");
+    const { step, order } = await waiting("WFA-3");
     behindMs = 0;
+    // Due a few seconds after the DM went out, by the app's clock (a run before that is put off).
+    await runWhenDue(h, QUEUES.approvalExpiry, approvalJobId(QUEUES.approvalExpiry, order.id));
     const execution = await ended(step.functionExecutionId);
     expect(execution.status).toBe("failed");
     expect(JSON.stringify(execution)).toContain("approval request expired");

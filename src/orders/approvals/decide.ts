@@ -23,7 +23,7 @@ import { getOrder, setWorkflow } from "../../store/repositories/orders.ts";
 import type { ClickDeadline } from "../click-deadline.ts";
 import { inert } from "../inert.ts";
 import type { Order } from "../model/order.ts";
-import { placeOrderJobId } from "../submit.ts";
+import { placeOrderData, placeOrderJobId } from "../submit.ts";
 import { parseWorkflowContext } from "../workflow/context.ts";
 import { deadlineJob } from "../workflow/deadline-job.ts";
 import type { ApprovalMembership, ApprovalMetrics } from "./ports.ts";
@@ -141,21 +141,20 @@ async function enqueueAfterDecision(
     tx,
   });
   if (decided.status !== "queued") return;
-  await deps.jobs.send(
-    QUEUES.placeOrder,
-    { orderId: decided.id },
-    {
-      id:
-        round === "" ? placeOrderJobId(decided.id) : jobId(QUEUES.placeOrder, decided.id, "approved", round),
-      tx,
-    },
-  );
+  await deps.jobs.send(QUEUES.placeOrder, placeOrderData(decided.id, at), {
+    id: round === "" ? placeOrderJobId(decided.id) : jobId(QUEUES.placeOrder, decided.id, "approved", round),
+    tx,
+  });
   const context = parseWorkflowContext(decided.workflow);
   if (context && decided.approval && !context.completion) {
     // The wait for approval does not count against the step's placement deadline: it starts again now.
     const allowedMs = Date.parse(context.deadlineAt) - Date.parse(decided.approval.requestedAt);
     const deadline = new Date(at.getTime() + Math.max(0, allowedMs));
-    await setWorkflow(tx, decided.id, { ...context, deadlineAt: deadline.toISOString() });
+    await setWorkflow(tx, decided.id, {
+      ...context,
+      startedAt: at.toISOString(),
+      deadlineAt: deadline.toISOString(),
+    });
     const job = deadlineJob(decided.id, deadline);
     await deps.jobs.send(QUEUES.workflowDeadline, job.data, { id: job.id, startAfter: job.startAfter, tx });
   }

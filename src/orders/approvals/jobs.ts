@@ -9,7 +9,9 @@
  * - `approval-expiry`: the order expires if still waiting (the same conditional decision as a click).
  * Each reads the order first and does only what is not done yet (recorded per DM), so a run repeated after a
  * restart repeats nothing. The reminder and the expiry are due at times taken from the app's clock when the order
- * was accepted (`startAfter`); the queue runs them then, and their effect happens at most once per round.
+ * was accepted (`startAfter`), and their effect happens at most once per round. The queue runs them by the
+ * database's clock, which the app's may be behind (the demo's world clock is): a run before the app's clock reaches
+ * the time is put off until it does, so an approver is reminded, and a request expires, when the app's clock says.
  * Every job is for one round of the order's approval (`isCurrentRound`): after a rejection, "Fix and resubmit"
  * asks again with jobs of its own, and the first round's reminder and expiry, still due, then do nothing.
  */
@@ -91,6 +93,12 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
   const now = deps.now ?? (() => new Date());
   const reminderLeaseMs =
     deps.reminderLeaseMs ?? DEFAULT_POLICIES[QUEUES.approvalReminder].expireInSeconds * 1000;
+
+  /** Puts the run off until `dueAt` (ISO) by the app's clock, when the queue ran it sooner. */
+  function dueByAppClock(dueAt: string): void {
+    const waitMs = Date.parse(dueAt) - now().getTime();
+    if (waitMs > 0) throw new RetryLaterError(waitMs, `not due until ${dueAt} by the app's clock`);
+  }
 
   async function load(job: JobContext<ApprovalJobData>): Promise<{ order: Order; log: Logger } | null> {
     const orderId = orderIdOf(job);
@@ -223,16 +231,13 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     const loaded = await load(job);
     if (loaded?.order.status !== "awaiting_approval") return;
     const { order, log } = loaded;
+    dueByAppClock(order.approval!.remindAt);
     const before = await listApprovalMessages(deps.store, order.id);
     // Due before the request's DMs went out (a reminder due at once, or DMs still failing): once they are.
     if (before.length === 0)
       throw new RetryLaterError(MESSAGE_WAIT_MS, "the approvers' DMs are not sent yet");
-    // Approvers whose DM failed until the request job gave up are asked now: the DM is their reminder. Only once
-    // the reminder is due by the app's clock: a reminder run early may overlap the request job still sending.
-    const due = now().getTime() >= Date.parse(order.approval!.remindAt);
-    const missing = due
-      ? await askApprovers(deps, order, await roundApprovers(order), log, job.signal)
-      : { asked: [], failed: [], failure: null };
+    // Approvers whose DM failed until the request job gave up are asked now: the DM is their reminder.
+    const missing = await askApprovers(deps, order, await roundApprovers(order), log, job.signal);
     for (const approver of missing.asked) await markApproverReminded(deps.store, order.id, approver);
     if (missing.asked.length > 0) deps.onApproversChanged?.(missing.asked);
     const dms = await listApprovalMessages(deps.store, order.id);
@@ -277,6 +282,7 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     const loaded = await load(job);
     if (loaded?.order.status !== "awaiting_approval") return;
     const { order, log } = loaded;
+    dueByAppClock(order.approval!.expireAt);
     const expired = await recordDecision(deps, order.id, { outcome: "expired", by: null, reason: null });
     log.info({ expired: expired !== null }, "approval request expired");
   };

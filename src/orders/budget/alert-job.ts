@@ -6,7 +6,7 @@
  * records when the admins were told, so neither a rerun nor a restart nor another replica tells them twice. The
  * alert is recorded as attempted before Slack is called: a run after one whose answer was lost (a timeout, a kill
  * between the post and `told_at`) looks for it in the admin channel instead of posting it again. The thread line
- * waits (re-scheduled, not failed) until the order's message is posted, at most `threadWaitMs`.
+ * waits (re-scheduled, not failed) until the order's message is posted, at most `threadWaitMs` by the wall clock.
  */
 import { type Logger, pino } from "pino";
 import { RetryLaterError } from "../../jobs/errors.ts";
@@ -88,7 +88,8 @@ export function budgetAlertHandler(deps: BudgetAlertDeps): JobHandler<BudgetAler
     const order = await getOrder(deps.store, data.orderId);
     if (!order) return;
     const thread = order.slackThreadTs ?? order.slackMessageTs;
-    const waited = now().getTime() - job.createdAt.getTime();
+    // A wait, measured as the queue dates the job: on the wall clock (the app's may be set apart from it).
+    const waited = Date.now() - job.createdAt.getTime();
     if ((!order.slackChannelId || !thread) && waited < (deps.threadWaitMs ?? 600_000)) {
       throw new RetryLaterError(RETRY_MS, "the order's message is not posted yet");
     }

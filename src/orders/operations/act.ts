@@ -21,7 +21,7 @@ import {
 } from "../../store/repositories/orders.ts";
 import type { ClickDeadline } from "../click-deadline.ts";
 import { isRejected } from "../model/order.ts";
-import type { PlaceOrderJobData } from "../submit.ts";
+import { placeOrderData } from "../submit.ts";
 import { enqueuePostUpdate } from "../updates/enqueue.ts";
 import { resolveAndShow } from "./resolve.ts";
 import {
@@ -36,6 +36,8 @@ import {
 export interface OperatorDeps {
   store: Store;
   jobs: Pick<Jobs, "send" | "settleFailed">;
+  /** The app's clock (default the real one): when a retried order was queued again. */
+  now?: () => Date;
   /** Delay before posting attached events (the webhook settle delay; default 0). */
   settleMs?: number;
 }
@@ -139,7 +141,7 @@ async function retryOrder(deps: OperatorDeps, tx: Queryable, item: AttentionItem
         : `the order is no longer failed (it is ${now.status})`;
     return { kind: "obsolete", reason };
   }
-  const data: PlaceOrderJobData = { orderId: order.id };
+  const data = placeOrderData(order.id, (deps.now ?? (() => new Date()))());
   await deps.jobs.send(QUEUES.placeOrder, data, {
     id: jobId(QUEUES.placeOrder, order.id, "operator-retry", item.id),
     tx,

@@ -107,15 +107,16 @@ async function raiseOrphanSummary(
 /**
  * Posts the alerts that did not go out when their trouble was reported (Slack down, the admin channel archived):
  * items older than `graceMs` without an alert. Each is claimed first, so replicas do not post it twice; a post
- * that fails again is tried at the next run. Returns how many went out.
+ * that fails again is tried at the next run. Returns how many went out. The grace is a wait, measured by the
+ * database's clock that dated the items (the app's may be set apart from it).
  */
 export async function postUnsentAlerts(
   deps: AttentionReporterDeps,
-  options: { now: Date; graceMs?: number; onError?: (error: unknown, item: AttentionItem) => void },
+  options: { graceMs?: number; onError?: (error: unknown, item: AttentionItem) => void } = {},
 ): Promise<number> {
   const graceMs = options.graceMs ?? 60_000;
   const items = await claimUnsentAlerts(deps.store, {
-    openedBefore: new Date(options.now.getTime() - graceMs),
+    graceMs,
     reclaimAfterMs: 5 * graceMs,
     limit: 20,
   });

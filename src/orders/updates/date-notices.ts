@@ -71,7 +71,7 @@ export async function postDateNotices(
             });
       let ts = earlier;
       if (ts === null) {
-        await markNoticeAttempted(deps.store, order.id, notice.seq, deps.now());
+        await markNoticeAttempted(deps.store, order.id, notice.seq);
         ({ ts } = await deps.slack.postMessage({
           channel: thread.channel,
           thread_ts: thread.threadTs,

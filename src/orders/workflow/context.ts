@@ -14,6 +14,12 @@ export const workflowContextSchema = z.object({
   callbackId: z.string(),
   /** The `recipient` input (a Slack user), when given. */
   recipientUserId: z.string().nullable().default(null),
+  /**
+   * When the time to place the order began (ISO): the step's start, or its approval's. Absent in orders stored before
+   * it was recorded (the order's creation stands in). Every time here is the app's clock's, like the placement
+   * job's `queuedAt` it is compared with.
+   */
+  startedAt: z.iso.datetime({ offset: true }).optional(),
   /** Until when an unavailable supplier is retried (ISO). Past it, the order is not placed any more. */
   deadlineAt: z.iso.datetime({ offset: true }),
   /** Set (ISO) in the same statement that marks the order failed at the deadline: no job queued before it places the order. */

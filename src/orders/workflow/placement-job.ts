@@ -61,6 +61,22 @@ export class WorkflowDeadlineReachedError extends Error {
 /** While a placement attempt runs, the deadline job waits this long and looks again. */
 const ACTIVE_ATTEMPT_RECHECK_MS = 1000;
 
+/*
+ * The step's times (its start, deadline, expiry) are the app's clock's; the queue's and the order row's are the
+ * database's, which the app's may be behind (the demo's world clock is). They are compared only with each other's
+ * kind: these two read the app's, falling back on the database's for rows and jobs stored before they were recorded.
+ */
+
+/** When the time to place the order began, by the app's clock (ms). */
+function startOf(context: WorkflowContext, order: Order): number {
+  return context.startedAt ? Date.parse(context.startedAt) : order.createdAt.getTime();
+}
+
+/** When the placement job was queued, by the app's clock (ms). */
+function queuedAt(job: JobContext<PlaceOrderJobData>): number {
+  return job.data.queuedAt ? Date.parse(job.data.queuedAt) : job.createdAt.getTime();
+}
+
 export function withWorkflowSteps(
   placement: PlacementHandlers,
   deps: WorkflowPlacementDeps,
@@ -85,7 +101,7 @@ export function withWorkflowSteps(
       if (context.expiredAt) return { kind: "expired" as const, order, context, first: false };
       // An attempt aborted mid-request may have been received: the supplier must be asked before reordering.
       const maybePlaced = mayHaveBeenPlaced(order.failure) || options.attemptCutShort === true;
-      const retriedForMs = Date.parse(context.deadlineAt) - order.createdAt.getTime();
+      const retriedForMs = Date.parse(context.deadlineAt) - startOf(context, order);
       // The order's message adds its own "may have reached the supplier" line from `maybePlaced`.
       const failed = await markFailed(tx, orderId, {
         kind: "failed",
@@ -213,7 +229,7 @@ export function withWorkflowSteps(
     const orderLog = log.child({ orderId: order.id, functionExecutionId: context.functionExecutionId });
 
     if (context.expiredAt) {
-      if (job.createdAt.getTime() <= Date.parse(context.expiredAt)) {
+      if (queuedAt(job) <= Date.parse(context.expiredAt)) {
         orderLog.warn(
           "not placing: the workflow step's deadline passed before this job could place the order",
         );

@@ -162,6 +162,7 @@ export async function startWorkflowOrder(
     workflowExecutionId: execution.workflowExecutionId,
     callbackId: execution.callbackId,
     recipientUserId: parsed.recipientUserId,
+    startedAt: startedAt.toISOString(),
     deadlineAt: new Date(startedAt.getTime() + deps.deadlineMs).toISOString(),
   };
   // The deadline job rides in submitOrder's transaction: enqueued exactly when the placement is.

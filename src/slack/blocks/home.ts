@@ -10,7 +10,7 @@ import { homeApprovalBlocks } from "./home-approvals.ts";
 import { homeSpendBlocks } from "./home-spend.ts";
 import { ACTION } from "./ids.ts";
 import { orderTotalText } from "./money.ts";
-import { orderStatusLine, trackingLinks } from "./order-message.ts";
+import { orderStatusLine, type StatusLineOptions, trackingLinks } from "./order-message.ts";
 import { escapeMrkdwn as esc, mrkdwn, plain } from "./text.ts";
 
 type KnownBlock = types.KnownBlock;
@@ -45,6 +45,8 @@ export function buildHomeView(
   spend: readonly ProfileSpend[] | null = null,
   /** Admins: this month's deliveries with a needed-by date, on time by profile. */
   onTime: readonly OnTimeRow[] | null = null,
+  /** The app's now and the customer's time zone, which the orders' dates are written from and in. */
+  dates: StatusLineOptions = {},
 ): types.HomeView {
   const blocks: KnownBlock[] = [
     ...(attention ? needsAttentionBlocks(attention) : []),
@@ -79,7 +81,7 @@ export function buildHomeView(
     const where = order.slackChannelId && order.slackMessageTs ? ` · in <#${order.slackChannelId}>` : "";
     const lines = [
       `*${esc(order.customerReference ?? order.externalDocumentNumber)}* · ${esc(order.externalDocumentNumber)}${where}`,
-      orderStatusLine(order),
+      orderStatusLine(order, dates),
       ...(order.approval ? [approvalLine(order) ?? ""].filter(Boolean) : []),
       `For ${esc(`${contact.firstName} ${contact.lastName}`.trim())} · ${order.request.orderLines.length} line(s)${totalOf(order, locale)}`,
       ...(links.length > 0 ? [links.join(" · ")] : []),

@@ -27,7 +27,8 @@ export interface OrderMessage {
   blocks: KnownBlock[];
 }
 
-export interface OrderMessageOptions extends StatusLineOptions {
+/** The message's dates are written in the customer's time zone (`customer.timeZone`), from `now`. */
+export interface OrderMessageOptions extends Omit<StatusLineOptions, "timeZone"> {
   customer: Customer;
   /** A line shown above the order (e.g. why it arrived by DM). */
   note?: string;
@@ -284,7 +285,14 @@ export function orderMessage(order: Order, options: OrderMessageOptions): OrderM
   blocks.push({
     type: "context",
     block_id: STATUS_LINE_BLOCK_ID,
-    elements: [mrkdwn(orderStatusLine(order, options))],
+    elements: [
+      mrkdwn(
+        orderStatusLine(order, {
+          ...(options.now && { now: options.now }),
+          timeZone: options.customer.timeZone,
+        }),
+      ),
+    ],
   });
 
   // What notifications and screen readers show: the order number and the ticket, in mrkdwn like the blocks, so

@@ -258,19 +258,20 @@ export async function ignoreSummarized(q: Queryable, summaryId: string, by: stri
  */
 export async function claimUnsentAlerts(
   q: Queryable,
-  options: { openedBefore: Date; reclaimAfterMs: number; limit: number },
+  options: { graceMs: number; reclaimAfterMs: number; limit: number },
 ): Promise<AttentionItem[]> {
   const { rows } = await q.query(
     `UPDATE attention_items SET alert_claimed_at = now()
      WHERE id IN (
        SELECT id FROM attention_items
-       WHERE alert_ts IS NULL AND resolved_at IS NULL AND summarized_in IS NULL AND opened_at < $1
+       WHERE alert_ts IS NULL AND resolved_at IS NULL AND summarized_in IS NULL
+         AND opened_at < now() - make_interval(secs => $1::double precision / 1000)
          AND (alert_claimed_at IS NULL OR alert_claimed_at < now() - make_interval(secs => $2::double precision / 1000))
        ORDER BY opened_at LIMIT $3
        FOR UPDATE SKIP LOCKED
      )
      RETURNING *`,
-    [options.openedBefore, options.reclaimAfterMs, options.limit],
+    [options.graceMs, options.reclaimAfterMs, options.limit],
   );
   return rows.map(mapAttention);
 }

@@ -161,16 +161,14 @@ export async function listNotices(q: Queryable, orderId: string): Promise<DateNo
   return rows.map(mapNotice);
 }
 
-export async function markNoticeAttempted(
-  q: Queryable,
-  orderId: string,
-  seq: number,
-  at: Date,
-): Promise<void> {
-  await q.query("UPDATE order_date_notices SET post_attempted_at = $3 WHERE order_id = $1 AND seq = $2", [
+/**
+ * Records that the notice's post is being attempted, by the database's clock: a retry looks for the post in the
+ * thread from then on, against Slack's timestamps (as for every other post), whatever the app's clock says.
+ */
+export async function markNoticeAttempted(q: Queryable, orderId: string, seq: number): Promise<void> {
+  await q.query("UPDATE order_date_notices SET post_attempted_at = now() WHERE order_id = $1 AND seq = $2", [
     orderId,
     seq,
-    at,
   ]);
 }
 

@@ -201,6 +201,11 @@ export interface Placement {
   /** `null` when the supplier answered DUPLICATE_ORDER to our retry: an earlier attempt had placed it. */
   correlationId: string | null;
   placedEarlier: boolean;
+  /**
+   * When, by the app's clock: the order's message says "received since" then, beside the supplier's own times.
+   * Default the database's now().
+   */
+  at?: Date;
 }
 
 /**
@@ -214,11 +219,11 @@ export function markPlaced(q: Queryable, orderId: string, placement: Placement):
     `UPDATE orders SET
        correlation_id = COALESCE(correlation_id, $2),
        status = CASE WHEN status = ANY($3::text[]) THEN 'received' ELSE status END,
-       status_at = CASE WHEN status = ANY($3::text[]) THEN now() ELSE status_at END,
+       status_at = CASE WHEN status = ANY($3::text[]) THEN COALESCE($4::timestamptz, now()) ELSE status_at END,
        last_error = NULL,
        updated_at = now()
      WHERE id = $1 RETURNING *`,
-    [orderId, placement.correlationId, LOCAL_STATES],
+    [orderId, placement.correlationId, LOCAL_STATES, placement.at ?? null],
   );
 }
 

@@ -57,6 +57,8 @@ export interface HarnessOptions {
   approvalMetrics?: SlackWorldOptions["approvalMetrics"];
   customize?: SlackWorldOptions["customize"];
   workPostUpdates?: boolean;
+  budgetThreadWaitMs?: SlackWorldOptions["budgetThreadWaitMs"];
+  unsentAlerts?: SlackWorldOptions["unsentAlerts"];
   /** The bound on deciding a click before its ack (default the app's). */
   clickDecisionMs?: number;
   /** More people in the workspace (beside the agent, the manager and the outsider). */
@@ -103,6 +105,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     ...(options.customize && { customize: options.customize }),
     ...(options.workPostUpdates && { workPostUpdates: true }),
     ...(options.clickDecisionMs !== undefined && { clickDecisionMs: options.clickDecisionMs }),
+    ...(options.budgetThreadWaitMs !== undefined && { budgetThreadWaitMs: options.budgetThreadWaitMs }),
+    ...(options.unsentAlerts && { unsentAlerts: options.unsentAlerts }),
   });
   const { fake, store, requests } = world;
   const user = (userId: string) => new SlackUser({ fake, requests, userId, timeoutMs: 8000 });

@@ -77,11 +77,13 @@ export async function startWorkflowHarness(options: WorkflowHarnessOptions): Pro
         timeoutMs: 5000,
       }),
     }),
-    wrapPlaceOrder: (placeOrder, { store, jobs, slack, fake }) =>
+    wrapPlaceOrder: (placeOrder, { store, jobs, slack, fake, now }) =>
       withWorkflowSteps(placeOrder, {
         store,
         jobs,
         notifier: slack.notifier,
+        // The app's clock, as main.ts gives it: the step's deadline was set by it.
+        now,
         functions: createSlackWorkflowFunctions({ token: BOT_TOKEN, apiUrl: fake.apiUrl, timeoutMs: 5000 }),
       }),
   });

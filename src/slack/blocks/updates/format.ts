@@ -2,7 +2,7 @@
  * Words and dates for order updates.
  *
  * Time zones: a message is rendered once, for everyone in the channel, so dates are shown in one configured
- * zone (the team's, default UTC) rather than each reader's. An estimated delivery is a calendar date without
+ * zone (the customer file's `timeZone`, default UTC: `Customer.timeZone`) rather than each reader's. An estimated delivery is a calendar date without
  * a zone ("2025-11-26"); "in 2 days" counts calendar days from *today in that zone*, as of posting (a reply is
  * not re-rendered as days pass, so the absolute date always comes first).
  */
