@@ -8,36 +8,25 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CustomerConfig } from "../../src/config/customer.ts";
 import { formatMoney } from "../../src/orders/currency.ts";
-import { TEST_KEY } from "../supplier/support/fixtures.ts";
-import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
+import { successes } from "../supplier/support/stub-supplier.ts";
 import { until } from "../webhooks/support.ts";
 import { approvalDmFor, clickApproval, texts } from "./support/approvals.ts";
+import { MANAGER, type StubbedHarness, startOnStubSupplier, TRANSPORTS } from "./support/harness.ts";
 import {
-  exampleConfig,
-  type Harness,
-  HELPDESK,
-  MANAGER,
-  startHarness,
-  TRANSPORTS,
-  VALID_FORM,
-} from "./support/harness.ts";
-
-const IT_LEAD = "U0ITLEAD";
+  adminHomeWithSpend,
+  countOrders,
+  IT_LEAD_USER,
+  managerApproval,
+  pricedConfig,
+  submitAtOnce,
+} from "./support/spend.ts";
 
 /** Every item at €1,000; "Acme EU" has a €5,000 month past which MANAGER decides (and no other rule). */
 function approveConfig(): CustomerConfig {
-  const config = exampleConfig();
-  config.currency = "EUR";
-  for (const item of config.catalog) item.price = "1000";
+  const config = pricedConfig();
   const profile = config.profiles[0]!;
   profile.budget = { monthly: "5000", onExceed: "approve" };
-  profile.approval = {
-    approvers: [MANAGER],
-    approverGroups: [],
-    when: [{ overBudget: true }],
-    remindAfterHours: 24,
-    expireAfterDays: 7,
-  };
+  profile.approval = managerApproval([{ overBudget: true }]);
   return config;
 }
 
@@ -45,31 +34,19 @@ function approveConfig(): CustomerConfig {
 const PLACED = "status NOT IN ('queued', 'placing', 'awaiting_approval')";
 
 describe.each(TRANSPORTS)("onExceed: approve over %s", (transport) => {
-  let supplier: StubSupplier;
-  let h: Harness;
+  let h: StubbedHarness;
 
   beforeAll(async () => {
-    supplier = await startStubSupplier(Array.from({ length: 10 }, () => success()));
-    h = await startHarness({
+    h = await startOnStubSupplier(successes(10), {
       transport,
-      supplierUrl: supplier.baseUrl,
-      apiKey: TEST_KEY,
       config: approveConfig(),
-      users: [{ id: IT_LEAD, name: "ivy", realName: "Ivy Lead" }],
+      users: [IT_LEAD_USER],
     });
   });
 
-  afterAll(async () => {
-    await h?.close();
-    await supplier?.close();
-  });
+  afterAll(() => h?.close());
 
-  const count = async (where: string) =>
-    (
-      await h.store.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM orders WHERE customer_reference LIKE 'APR-%' AND ${where}`,
-      )
-    ).rows[0]?.n;
+  const count = (where: string) => countOrders(h, "APR", where);
 
   /** The approvers' DMs go out at Slack's pace: the first one posted for one of these tickets, and its ticket. */
   const firstDm = (tickets: string[]) =>
@@ -83,22 +60,7 @@ describe.each(TRANSPORTS)("onExceed: approve over %s", (transport) => {
     );
 
   it("of 20 submitted at once against a budget that fits 5, places 5 and holds 15 for approval", async () => {
-    const views = await Promise.all(
-      Array.from({ length: 20 }, async (_, i) => {
-        const ticket = `APR-${i + 1}`;
-        const { triggerId } = await h.agent.runCommand({
-          channel: HELPDESK,
-          command: "/order",
-          text: ticket,
-        });
-        return { ticket, view: await h.agent.openedModal(triggerId) };
-      }),
-    );
-    const results = await Promise.all(
-      views.map(({ ticket, view }) =>
-        h.agent.submit(view.id, { ...VALID_FORM, ticket, profile: "Acme EU", line_0_quantity: "1" }),
-      ),
-    );
+    const results = await submitAtOnce(h, "APR", 20);
     // Nothing is refused: past the budget, an approver decides.
     expect(results.map((r) => r.outcome.outcome)).toEqual(Array(20).fill("closed"));
     await until(
@@ -109,7 +71,7 @@ describe.each(TRANSPORTS)("onExceed: approve over %s", (transport) => {
     expect(await count("true")).toBe(20);
     expect(await count("approval->>'rule' = 'overBudget'")).toBe(15);
     // The supplier was asked for those 5 only (a retried request would repeat one of them).
-    const asked = supplier.requests.filter((r) => r.method === "POST").map((r) => JSON.parse(r.body));
+    const asked = h.supplier.requests.filter((r) => r.method === "POST").map((r) => JSON.parse(r.body));
     expect(new Set(asked.map((o: { customerReference?: string }) => o.customerReference)).size).toBe(5);
   });
 
@@ -146,14 +108,7 @@ describe.each(TRANSPORTS)("onExceed: approve over %s", (transport) => {
     );
     expect(await count(PLACED)).toBe(6);
 
-    await h.requests.appHomeOpened({ userId: IT_LEAD });
-    const home = await h.fake.waitFor(
-      () => {
-        const v = h.fake.homeView(IT_LEAD);
-        return v && JSON.stringify(v.definition.blocks).includes("Spend this month") ? v : undefined;
-      },
-      { what: "the admin's Home with spend" },
-    );
+    const home = await adminHomeWithSpend(h);
     expect(JSON.stringify(home.definition.blocks)).toContain("*Acme EU* · €20,000.00 of €5,000.00 (400 %)");
   });
 });

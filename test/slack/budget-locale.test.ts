@@ -6,20 +6,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CustomerConfig } from "../../src/config/customer.ts";
-import { OVER_BUDGET_REPLY_TYPE } from "../../src/orders/budget/alert-job.ts";
 import { overBudgetRule } from "../../src/orders/budget/reserve.ts";
-import { TEST_KEY } from "../supplier/support/fixtures.ts";
-import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
+import { successes } from "../supplier/support/stub-supplier.ts";
 import { approvalDmFor, orderFor, texts } from "./support/approvals.ts";
 import {
-  ADMIN,
-  exampleConfig,
-  type Harness,
   HELPDESK,
   MANAGER,
-  startHarness,
-  VALID_FORM,
+  openOrderModal,
+  type StubbedHarness,
+  startOnStubSupplier,
+  submitOrderForm,
 } from "./support/harness.ts";
+import { adminAlerts, managerApproval, overBudgetLines, pricedConfig } from "./support/spend.ts";
 
 /** `amount` as de-DE writes euros: `1.000,00 €` (a no-break space before the sign). */
 const eur = (amount: string) => `${amount}\u00a0€`;
@@ -29,41 +27,26 @@ const eur = (amount: string) => `${amount}\u00a0€`;
  * €2,000 month that warns.
  */
 function localeConfig(): CustomerConfig {
-  const config = exampleConfig();
-  config.currency = "EUR";
+  const config = pricedConfig();
   config.locale = "de-DE";
-  for (const item of config.catalog) item.price = "1000";
   const [eu, us] = config.profiles;
   eu!.budget = { monthly: "2500", onExceed: "refuse" };
-  eu!.approval = {
-    approvers: [MANAGER],
-    approverGroups: [],
-    when: [{ orderTotalOver: "1500" }],
-    remindAfterHours: 24,
-    expireAfterDays: 7,
-  };
+  eu!.approval = managerApproval([{ orderTotalOver: "1500" }]);
   us!.budget = { monthly: "2000", onExceed: "warn" };
   return config;
 }
 
 describe("budgets in the customer's locale", () => {
-  let supplier: StubSupplier;
-  let h: Harness;
+  let h: StubbedHarness;
 
   beforeAll(async () => {
-    supplier = await startStubSupplier(Array.from({ length: 5 }, () => success()));
-    h = await startHarness({ supplierUrl: supplier.baseUrl, apiKey: TEST_KEY, config: localeConfig() });
+    h = await startOnStubSupplier(successes(5), { config: localeConfig() });
   });
 
-  afterAll(async () => {
-    await h?.close();
-    await supplier?.close();
-  });
+  afterAll(() => h?.close());
 
   const adminAlert = (title: string) =>
-    h.fake.waitFor(() => h.fake.topLevel(ADMIN).find((m) => m.text.includes(title)), {
-      what: `the admin alert "${title}"`,
-    });
+    h.fake.waitFor(() => adminAlerts(h, title)[0], { what: `the admin alert "${title}"` });
 
   it("writes the rule, the total and the month's spend in the approver's DM, and the 80 % alert, in de-DE", async () => {
     await orderFor(h, "LOC-1", { line_0_quantity: "2" });
@@ -77,9 +60,8 @@ describe("budgets in the customer's locale", () => {
   });
 
   it("refuses under the lines with the amounts in de-DE", async () => {
-    const { triggerId } = await h.agent.runCommand({ channel: HELPDESK, command: "/order", text: "LOC-2" });
-    const view = await h.agent.openedModal(triggerId);
-    const done = await h.agent.submit(view.id, { ...VALID_FORM, ticket: "LOC-2", profile: "Acme EU" });
+    const view = await openOrderModal(h, "LOC-2");
+    const done = await submitOrderForm(h, view.id, "LOC-2");
     expect(done.outcome).toEqual({ outcome: "errors", problems: [] });
     expect(Object.values(h.fake.view(view.id)?.errors ?? {}).join(" ")).toContain(
       `This order (${eur("1.000,00")}) would take Acme EU's spending this month over its budget of ${eur("2.500,00")}: ${eur("500,00")} is left.`,
@@ -92,15 +74,9 @@ describe("budgets in the customer's locale", () => {
       (o) => o.id === order.id && o.slackMessageTs !== null,
       "LOC-3's message",
     );
-    const line = await h.fake.waitFor(
-      () =>
-        h.fake
-          .thread(HELPDESK, shown.slackMessageTs ?? "")
-          .find(
-            (m) => (m.metadata as { event_type?: string } | undefined)?.event_type === OVER_BUDGET_REPLY_TYPE,
-          ),
-      { what: "the over-budget line" },
-    );
+    const line = await h.fake.waitFor(() => overBudgetLines(h, HELPDESK, shown.slackMessageTs ?? "")[0], {
+      what: "the over-budget line",
+    });
     expect(line.text).toContain(
       `has spent ${eur("3.000,00")} this month, over its monthly budget of ${eur("2.000,00")}`,
     );

@@ -9,78 +9,61 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CustomerConfig } from "../../src/config/customer.ts";
-import { OVER_BUDGET_REPLY_TYPE } from "../../src/orders/budget/alert-job.ts";
 import type { Order } from "../../src/orders/model/order.ts";
-import { TEST_KEY } from "../supplier/support/fixtures.ts";
-import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
+import { successes } from "../supplier/support/stub-supplier.ts";
 import { until } from "../webhooks/support.ts";
-import { approvalDmFor, orderFor, rejectInDm, texts } from "./support/approvals.ts";
+import { approvalDmFor, openFixAndResubmit, orderFor, rejectInDm, texts } from "./support/approvals.ts";
 import {
-  ADMIN,
   AGENT,
-  exampleConfig,
-  type Harness,
-  HELPDESK,
   MANAGER,
-  startHarness,
+  openOrderModal,
+  type StubbedHarness,
+  startOnStubSupplier,
+  submitOrderForm,
   TRANSPORTS,
-  VALID_FORM,
 } from "./support/harness.ts";
-
-const IT_LEAD = "U0ITLEAD";
+import {
+  adminAlerts,
+  adminHomeWithSpend,
+  budgetAlertStates,
+  countOrders,
+  IT_LEAD_USER,
+  managerApproval,
+  overBudgetLines,
+  pricedConfig,
+  submitAtOnce,
+  units,
+} from "./support/spend.ts";
 
 /**
  * Every item at €1,000; "Acme EU" has a €5,000 month that `refuse`s, and asks MANAGER above €2,500; "Acme US" has
  * a €2,000 month that warns.
  */
 function budgetConfig(monthly: string): CustomerConfig {
-  const config = exampleConfig() as CustomerConfig & { currency?: string };
-  config.currency = "EUR";
-  for (const item of config.catalog) item.price = "1000";
-  const profile = config.profiles[0]!;
-  profile.budget = { monthly, onExceed: "refuse" };
-  profile.approval = {
-    approvers: [MANAGER],
-    approverGroups: [],
-    when: [{ orderTotalOver: "2500" }],
-    remindAfterHours: 24,
-    expireAfterDays: 7,
-  };
-  config.profiles[1]!.budget = { monthly: "2000", onExceed: "warn" };
+  const config = pricedConfig();
+  const [eu, us] = config.profiles;
+  eu!.budget = { monthly, onExceed: "refuse" };
+  eu!.approval = managerApproval([{ orderTotalOver: "2500" }]);
+  us!.budget = { monthly: "2000", onExceed: "warn" };
   return config;
 }
 
-const units = (n: number) => ({ line_0_quantity: String(n) });
-
 describe.each(TRANSPORTS)("budgets over %s", (transport) => {
-  let supplier: StubSupplier;
-  let h: Harness;
+  let h: StubbedHarness;
 
   beforeAll(async () => {
-    supplier = await startStubSupplier(Array.from({ length: 40 }, () => success()));
-    h = await startHarness({
+    h = await startOnStubSupplier(successes(40), {
       transport,
-      supplierUrl: supplier.baseUrl,
-      apiKey: TEST_KEY,
       config: budgetConfig("5000"),
-      users: [{ id: IT_LEAD, name: "ivy", realName: "Ivy Lead" }],
+      users: [IT_LEAD_USER],
     });
   });
 
-  afterAll(async () => {
-    await h?.close();
-    await supplier?.close();
-  });
+  afterAll(() => h?.close());
 
   async function submitForm(ticket: string, quantity: number) {
-    const { triggerId } = await h.agent.runCommand({ channel: HELPDESK, command: "/order", text: ticket });
-    const view = await h.agent.openedModal(triggerId);
-    const done = await h.agent.submit(view.id, {
-      ...VALID_FORM,
-      ticket,
-      profile: "Acme EU",
-      ...units(quantity),
-    });
+    const view = await openOrderModal(h, ticket);
+    const done = await submitOrderForm(h, view.id, ticket, units(quantity));
     return { view, done };
   }
 
@@ -108,13 +91,9 @@ describe.each(TRANSPORTS)("budgets over %s", (transport) => {
     expect(errors).toContain(
       "would take Acme EU's spending this month over its budget of €5,000.00: €0.00 is left",
     );
-    const alert = await h.fake.waitFor(
-      () =>
-        h.fake
-          .topLevel(ADMIN)
-          .find((m) => m.text.includes("Monthly budget used up") && m.text.includes("Acme EU")),
-      { what: "the 100 % alert" },
-    );
+    const alert = await h.fake.waitFor(() => adminAlerts(h, "Monthly budget used up", "Acme EU")[0], {
+      what: "the 100 % alert",
+    });
     expect(texts(alert.versions.at(-1)?.blocks)).toContain("€5,000.00 of its €5,000.00 budget");
   });
 
@@ -131,19 +110,7 @@ describe.each(TRANSPORTS)("budgets over %s", (transport) => {
 
   it("a rejected order fixed and resubmitted meets the budget again: refused under its lines with what is left", async () => {
     const rejected = await h.waitForOrder((o) => o.customerReference === "BUD-1", "BUD-1");
-    await h.fake.waitFor(
-      () =>
-        texts(h.fake.message(HELPDESK, rejected.slackMessageTs!)?.versions.at(-1)?.blocks).includes(
-          "fix_and_resubmit",
-        ) || undefined,
-      { what: "Fix and resubmit on BUD-1's message" },
-    );
-    const click = await h.agent.clickInMessage({
-      channel: HELPDESK,
-      ts: rejected.slackMessageTs!,
-      actionId: "fix_and_resubmit",
-    });
-    const fix = await h.agent.openedModal(click.triggerId);
+    const fix = await openFixAndResubmit(h, rejected);
     const done = await h.agent.submit(fix.id, {});
     expect(done.outcome).toEqual({ outcome: "errors", problems: [] });
     expect(Object.values(h.fake.view(fix.id)?.errors ?? {}).join(" ")).toContain(
@@ -161,12 +128,7 @@ describe.each(TRANSPORTS)("budgets over %s", (transport) => {
           o.slackMessageTs !== null,
         `${ticket} placed and shown`,
       );
-    const lines = (o: Order) =>
-      h.fake
-        .thread(o.slackChannelId ?? "", o.slackMessageTs ?? "")
-        .filter(
-          (m) => (m.metadata as { event_type?: string } | undefined)?.event_type === OVER_BUDGET_REPLY_TYPE,
-        );
+    const lines = (o: Order) => overBudgetLines(h, o.slackChannelId ?? "", o.slackMessageTs ?? "");
     await orderFor(h, "WARN-1", { profile: "Acme US", ...units(3) });
     await orderFor(h, "WARN-2", { profile: "Acme US", ...units(1) });
     const [first, second] = [await shown("WARN-1"), await shown("WARN-2")];
@@ -178,17 +140,11 @@ describe.each(TRANSPORTS)("budgets over %s", (transport) => {
     );
     // Every budget alert done: what the admins were told is all they will be.
     await until(
-      async () =>
-        (
-          await h.store.query(
-            `SELECT count(*)::int AS n FROM ${h.jobs.schema}.job
-              WHERE name = 'budget-alert' AND state NOT IN ('completed', 'failed', 'cancelled')`,
-          )
-        ).rows[0]?.n,
-      (n) => n === 0,
+      () => budgetAlertStates(h),
+      (states) => states.every((s) => ["completed", "failed", "cancelled"].includes(s)),
       "the budget alerts sent",
     );
-    const alerts = h.fake.topLevel(ADMIN).filter((m) => m.text.includes("Acme US"));
+    const alerts = adminAlerts(h, "Acme US");
     expect(alerts.map((m) => m.text.includes("Order placed over budget"))).toEqual([true]);
     expect(alerts[0]?.text).toContain('took "Acme US" to €3,000.00');
     expect(lines(first)).toHaveLength(1);
@@ -196,14 +152,7 @@ describe.each(TRANSPORTS)("budgets over %s", (transport) => {
   });
 
   it("shows an admin the month's spend against the budget in App Home", async () => {
-    await h.requests.appHomeOpened({ userId: IT_LEAD });
-    const home = await h.fake.waitFor(
-      () => {
-        const v = h.fake.homeView(IT_LEAD);
-        return v && JSON.stringify(v.definition.blocks).includes("Spend this month") ? v : undefined;
-      },
-      { what: "the admin's Home with spend" },
-    );
+    const home = await adminHomeWithSpend(h);
     expect(JSON.stringify(home.definition.blocks)).toContain("*Acme EU* · €4,000.00 of €5,000.00 (80 %)");
     await h.requests.appHomeOpened({ userId: AGENT });
     const agentHome = await h.fake.waitFor(() => h.fake.homeView(AGENT), { what: "the agent's Home" });
@@ -214,47 +163,19 @@ describe.each(TRANSPORTS)("budgets over %s", (transport) => {
 describe.each(TRANSPORTS)(
   "20 modal submissions at once over %s against a budget that fits 5",
   (transport) => {
-    let supplier: StubSupplier;
-    let h: Harness;
+    let h: StubbedHarness;
 
     beforeAll(async () => {
-      supplier = await startStubSupplier(Array.from({ length: 30 }, () => success()));
-      h = await startHarness({
-        transport,
-        supplierUrl: supplier.baseUrl,
-        apiKey: TEST_KEY,
-        config: budgetConfig("5000"),
-      });
+      h = await startOnStubSupplier(successes(30), { transport, config: budgetConfig("5000") });
     });
 
-    afterAll(async () => {
-      await h?.close();
-      await supplier?.close();
-    });
+    afterAll(() => h?.close());
 
     it("accepts exactly 5 and refuses 15 inline", async () => {
-      const views = await Promise.all(
-        Array.from({ length: 20 }, async (_, i) => {
-          const ticket = `RACE-${i + 1}`;
-          const { triggerId } = await h.agent.runCommand({
-            channel: HELPDESK,
-            command: "/order",
-            text: ticket,
-          });
-          return { ticket, view: await h.agent.openedModal(triggerId) };
-        }),
-      );
-      const results = await Promise.all(
-        views.map(({ ticket, view }) =>
-          h.agent.submit(view.id, { ...VALID_FORM, ticket, profile: "Acme EU", ...units(1) }),
-        ),
-      );
+      const results = await submitAtOnce(h, "RACE", 20);
       const outcomes = results.map((r) => r.outcome.outcome).sort();
       expect(outcomes).toEqual([...Array(5).fill("closed"), ...Array(15).fill("errors")].sort());
-      const { rows } = await h.store.query(
-        "SELECT count(*)::int AS n FROM orders WHERE customer_reference LIKE 'RACE-%'",
-      );
-      expect(rows[0]?.n).toBe(5);
+      expect(await countOrders(h, "RACE")).toBe(5);
     });
   },
 );

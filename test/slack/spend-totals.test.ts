@@ -11,37 +11,27 @@ import { generateTestKey } from "../../src/sandbox/keys.ts";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/sandbox.ts";
 import { getOrderByIdempotencyKey } from "../../src/store/repositories/orders.ts";
 import type { BlockAction } from "../../tools/slack-payloads.ts";
-import { parseCsv } from "../helpers/csv.ts";
 import {
   AGENT,
-  exampleConfig,
   type Harness,
   HELPDESK,
+  lineMenuOptions,
   MANAGER,
+  openOrderModal,
   startHarness,
+  submitOrderForm,
   TRANSPORTS,
   VALID_FORM,
 } from "./support/harness.ts";
-
-/** In `admins` of the example customer file. */
-const IT_LEAD = "U0ITLEAD";
+import { answerTo, exportedOctober, IT_LEAD_USER, managerApproval, pricedConfig } from "./support/spend.ts";
 
 const PRICES: Record<string, string> = { "LAP-14-PRO": "2149", "PHONE-STD": "649.9", "MON-27-4K": "429.90" };
 
-function pricedConfig() {
-  const config = exampleConfig();
-  config.currency = "EUR";
-  for (const item of config.catalog) {
-    item.price = PRICES[item.itemNumber] ?? "10";
-    if (item.itemNumber === "MON-27-4K") item.countries = ["US", "CA"];
-  }
-  config.profiles[0]!.approval = {
-    approvers: [MANAGER],
-    approverGroups: [],
-    when: [{ itemNumbers: ["HS-ANC"] }],
-    remindAfterHours: 24,
-    expireAfterDays: 7,
-  };
+/** These prices, any other item at €10; the monitor ships to the United States and Canada only. */
+function totalsConfig() {
+  const config = pricedConfig(PRICES, "10");
+  for (const item of config.catalog) if (item.itemNumber === "MON-27-4K") item.countries = ["US", "CA"];
+  config.profiles[0]!.approval = managerApproval([{ itemNumbers: ["HS-ANC"] }]);
   return config;
 }
 
@@ -60,6 +50,21 @@ function itemHint(blocks: unknown): string | undefined {
   return block?.hint?.text;
 }
 
+/** The form's menus that dispatch a block action when something is chosen in them. */
+const MENUS = {
+  item: { type: "external_select", action_id: "line_item", block_id: "line_0_item" },
+  country: { type: "external_select", action_id: "country", block_id: "country" },
+  bundle: { type: "static_select", action_id: "add_bundle", block_id: "line_actions" },
+  removeLine: { type: "static_select", action_id: "remove_line", block_id: "line_actions" },
+} as const;
+
+/** A menu's option as Slack sends it back. */
+const option = (text: string, value: string) => ({ text: { type: "plain_text", text }, value });
+
+const PHONE = { value: "PHONE-STD", text: "Smartphone (standard) (PHONE-STD)" };
+/** Shipped only to the United States and Canada. */
+const MONITOR = { value: "MON-27-4K", text: 'Monitor 27" 4K USB-C (MON-27-4K)' };
+
 describe.each(TRANSPORTS)("over %s", (transport) => {
   let sandbox: SandboxHandle;
   let h: Harness;
@@ -71,8 +76,8 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
       transport,
       supplierUrl: sandbox.url,
       apiKey: key,
-      config: pricedConfig(),
-      users: [{ id: IT_LEAD, name: "ivy", realName: "Ivy Lead" }],
+      config: totalsConfig(),
+      users: [IT_LEAD_USER],
     });
   });
 
@@ -80,11 +85,6 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
     await h?.close();
     await sandbox?.close();
   });
-
-  async function openModal(ticket: string) {
-    const { triggerId } = await h.agent.runCommand({ channel: HELPDESK, command: "/order", text: ticket });
-    return h.agent.openedModal(triggerId);
-  }
 
   /** What Slack sends when a line input with `dispatch_action` changes, then the rebuilt view. */
   async function dispatch(viewId: string, action: BlockAction, what: string) {
@@ -104,20 +104,20 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
     );
   }
 
+  /** `selected` chosen in one of the form's menus, then the rebuilt view. */
+  const choose = (viewId: string, menu: keyof typeof MENUS, selected: unknown, what: string) =>
+    dispatch(viewId, { ...MENUS[menu], selected_option: selected }, what);
+
+  /** The phone chosen on the first line, then the rebuilt view. */
+  async function choosePhone(viewId: string) {
+    h.agent.fill(viewId, { line_0_item: PHONE });
+    return choose(viewId, "item", option("Smartphone", PHONE.value), "the total after choosing the phone");
+  }
+
   it("keeps the modal's total current as items and quantities change, and the order keeps it", async () => {
-    const view = await openModal("SPEND-1");
+    const view = await openOrderModal(h, "SPEND-1");
     expect(totalText(view.definition.blocks)).toBe("*Total:* choose an item to see the total");
-    h.agent.fill(view.id, { line_0_item: { value: "PHONE-STD", text: "Smartphone (standard) (PHONE-STD)" } });
-    const chosen = await dispatch(
-      view.id,
-      {
-        type: "external_select",
-        action_id: "line_item",
-        block_id: "line_0_item",
-        selected_option: { text: { type: "plain_text", text: "Smartphone" }, value: "PHONE-STD" },
-      },
-      "the total after choosing the phone",
-    );
+    const chosen = await choosePhone(view.id);
     expect(totalText(chosen.definition.blocks)).toBe("*Total: €649.90*");
     h.agent.fill(view.id, { line_0_quantity: "3" });
     const typed = await dispatch(
@@ -129,11 +129,8 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
     // The typed values are kept by the rebuild.
     expect(typed.values.line_0_quantity?.line_quantity).toMatchObject({ value: "3" });
 
-    const submitted = await h.agent.submit(view.id, {
-      ...VALID_FORM,
-      ticket: "SPEND-1",
-      profile: "Acme EU",
-      line_0_item: { value: "PHONE-STD", text: "Smartphone (standard) (PHONE-STD)" },
+    const submitted = await submitOrderForm(h, view.id, "SPEND-1", {
+      line_0_item: PHONE,
       line_0_quantity: "3",
     });
     expect(submitted.outcome.outcome).toBe("closed");
@@ -184,20 +181,13 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
     );
     expect(JSON.stringify(home.definition.blocks)).toContain("1 line(s) · €1,949.70");
 
-    const before = h.fake.responses().length;
-    await h.agent.runCommand({ channel: HELPDESK, command: "/order", text: "status SPEND-1" });
-    const answer = await h.fake.waitFor(() => h.fake.responses()[before], { what: "the status answer" });
+    const answer = await answerTo(h, h.agent, "status SPEND-1", "the status answer");
     expect(JSON.stringify(answer.body)).toContain("*Total:* €1,949.70");
   });
 
   it("refuses an item that does not ship to the delivery's country under its line, naming where it ships", async () => {
-    const view = await openModal("SPEND-2");
-    const refused = await h.agent.submit(view.id, {
-      ...VALID_FORM,
-      ticket: "SPEND-2",
-      profile: "Acme EU",
-      line_0_item: { value: "MON-27-4K", text: 'Monitor 27" 4K USB-C (MON-27-4K)' },
-    });
+    const view = await openOrderModal(h, "SPEND-2");
+    const refused = await submitOrderForm(h, view.id, "SPEND-2", { line_0_item: MONITOR });
     expect(refused.outcome).toEqual({ outcome: "errors", problems: [] });
     const errors = h.fake.view(view.id)?.errors ?? {};
     expect(errors).toEqual({
@@ -208,31 +198,22 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
   });
 
   it("says under the line, while choosing, that an item does not ship to the chosen country; a new country clears it", async () => {
-    const view = await openModal("SPEND-4");
-    const monitor = { value: "MON-27-4K", text: 'Monitor 27" 4K USB-C (MON-27-4K)' };
-    h.agent.fill(view.id, { country: VALID_FORM.country, line_0_item: monitor });
-    const chosen = await dispatch(
+    const view = await openOrderModal(h, "SPEND-4");
+    h.agent.fill(view.id, { country: VALID_FORM.country, line_0_item: MONITOR });
+    const chosen = await choose(
       view.id,
-      {
-        type: "external_select",
-        action_id: "line_item",
-        block_id: "line_0_item",
-        selected_option: { text: { type: "plain_text", text: monitor.text }, value: monitor.value },
-      },
+      "item",
+      option(MONITOR.text, MONITOR.value),
       "the form after choosing the monitor",
     );
     expect(itemHint(chosen.definition.blocks)).toBe(
       '⚠️ Monitor 27" 4K USB-C (MON-27-4K) is not shipped to Netherlands: it ships only to United States (US) or Canada (CA).',
     );
     h.agent.fill(view.id, { country: { value: "US", text: "United States (US)" } });
-    const moved = await dispatch(
+    const moved = await choose(
       view.id,
-      {
-        type: "external_select",
-        action_id: "country",
-        block_id: "country",
-        selected_option: { text: { type: "plain_text", text: "United States (US)" }, value: "US" },
-      },
+      "country",
+      option("United States (US)", "US"),
       "the form after choosing the United States",
     );
     expect(itemHint(moved.definition.blocks)).toBeUndefined();
@@ -240,14 +221,9 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
   });
 
   it("shows each bundle's price in the bundle menu", async () => {
-    const view = await openModal("SPEND-5");
-    const actions = (view.definition.blocks as { block_id?: string; elements?: unknown[] }[]).find(
-      (b) => b.block_id === "line_actions",
-    );
-    const menu = actions?.elements?.find((e) => (e as { action_id?: string }).action_id === "add_bundle") as {
-      options: { text: { text: string }; description?: { text: string } }[];
-    };
-    expect(menu.options.map((o) => [o.text.text, o.description?.text])).toEqual([
+    const view = await openOrderModal(h, "SPEND-5");
+    const menu = lineMenuOptions(view.definition.blocks, "add_bundle");
+    expect(menu.map((o) => [o.text.text, o.description?.text])).toEqual([
       // 2,149 + 429.90 + four items at 10.
       ["Remote starter kit", "€2,618.90 · Everything a new remote hire needs on day one."],
       ["Desk refresh", "€869.80"],
@@ -255,11 +231,8 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
   });
 
   it("shows the approver each line's price and the order's total", async () => {
-    const view = await openModal("SPEND-3");
-    const submitted = await h.agent.submit(view.id, {
-      ...VALID_FORM,
-      ticket: "SPEND-3",
-      profile: "Acme EU",
+    const view = await openOrderModal(h, "SPEND-3");
+    const submitted = await submitOrderForm(h, view.id, "SPEND-3", {
       line_0_item: { value: "HS-ANC", text: "Headset with noise cancelling (HS-ANC)" },
       line_0_quantity: "2",
     });
@@ -274,50 +247,21 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
   });
 
   it("keeps the modal's total current as a bundle is added and a line removed", async () => {
-    const view = await openModal("SPEND-6");
-    h.agent.fill(view.id, { line_0_item: { value: "PHONE-STD", text: "Smartphone (standard) (PHONE-STD)" } });
-    await dispatch(
+    const view = await openOrderModal(h, "SPEND-6");
+    await choosePhone(view.id);
+    const withBundle = await choose(
       view.id,
-      {
-        type: "external_select",
-        action_id: "line_item",
-        block_id: "line_0_item",
-        selected_option: { text: { type: "plain_text", text: "Smartphone" }, value: "PHONE-STD" },
-      },
-      "the total after choosing the phone",
-    );
-    const withBundle = await dispatch(
-      view.id,
-      {
-        type: "static_select",
-        action_id: "add_bundle",
-        block_id: "line_actions",
-        selected_option: { text: { type: "plain_text", text: "Desk refresh" }, value: "1" },
-      },
+      "bundle",
+      option("Desk refresh", "1"),
       "the total after adding the desk refresh",
     );
     // 649.90 + 2 × 429.90 + 10.
     expect(totalText(withBundle.definition.blocks)).toBe("*Total: €1,519.70*");
-    const phoneLine = (
-      withBundle.definition.blocks as {
-        block_id?: string;
-        elements?: { action_id?: string; options?: { value: string; text: { text: string } }[] }[];
-      }[]
-    )
-      .find((b) => b.block_id === "line_actions")
-      ?.elements?.find((e) => e.action_id === "remove_line")
-      ?.options?.find((o) => o.text.text.startsWith("Line 1: Smartphone"));
-    expect(phoneLine).toBeDefined();
-    const removed = await dispatch(
-      view.id,
-      {
-        type: "static_select",
-        action_id: "remove_line",
-        block_id: "line_actions",
-        selected_option: phoneLine!,
-      },
-      "the total after removing the phone",
+    const phoneLine = lineMenuOptions(withBundle.definition.blocks, "remove_line").find((o) =>
+      o.text.text.startsWith("Line 1: Smartphone"),
     );
+    expect(phoneLine).toBeDefined();
+    const removed = await choose(view.id, "removeLine", phoneLine!, "the total after removing the phone");
     expect(totalText(removed.definition.blocks)).toBe("*Total: €869.80*");
 
     // Placed (to the United States, where the monitor ships): the order keeps the total the form showed.
@@ -348,16 +292,7 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
     );
     // The orders of the tests above (the phones, the desk refresh, the headsets), in one month.
     expect(stored.length).toBeGreaterThanOrEqual(3);
-    await h.store.query("UPDATE orders SET created_at = '2026-10-15T12:00:00Z'");
-    const before = h.fake.responses().length;
-    await h.user(IT_LEAD).runCommand({ channel: HELPDESK, command: "/order", text: "export 2026-10" });
-    await h.fake.waitFor(() => h.fake.responses()[before], { what: "the export's answer" });
-    const file = await h.fake.waitFor(
-      () =>
-        h.fake.files().find((f) => f.filename === "orders-2026-10.csv" && f.completed && f.shares.length > 0),
-      { what: "the export shared", timeoutMs: 15_000 },
-    );
-    const [header, ...rows] = parseCsv(file.content?.toString("utf8") ?? "");
+    const [header, ...rows] = await exportedOctober(h);
     const col = (name: string) => (header as string[]).indexOf(name);
     expect(header?.slice(-4)).toEqual(["unit_prices", "line_totals", "order_total", "currency"]);
     expect(rows).toHaveLength(stored.length);

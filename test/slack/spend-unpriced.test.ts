@@ -6,35 +6,27 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CustomerConfig } from "../../src/config/customer.ts";
-import { parseCsv } from "../helpers/csv.ts";
-import { TEST_KEY } from "../supplier/support/fixtures.ts";
-import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
+import { successes } from "../supplier/support/stub-supplier.ts";
 import { approvalDmFor, orderFor, texts } from "./support/approvals.ts";
 import {
   AGENT,
   exampleConfig,
-  type Harness,
   HELPDESK,
+  lineMenuOptions,
   MANAGER,
-  startHarness,
+  openOrderModal,
+  type StubbedHarness,
+  startOnStubSupplier,
   TRANSPORTS,
 } from "./support/harness.ts";
-
-/** In `admins` of the example customer file. */
-const IT_LEAD = "U0ITLEAD";
+import { answerTo, exportedOctober, IT_LEAD, IT_LEAD_USER, managerApproval } from "./support/spend.ts";
 
 /** The example file without its currency and prices; MANAGER approves headsets. */
 function unpricedConfig(): CustomerConfig {
   const config = exampleConfig();
   delete config.currency;
   for (const item of config.catalog) delete item.price;
-  config.profiles[0]!.approval = {
-    approvers: [MANAGER],
-    approverGroups: [],
-    when: [{ itemNumbers: ["HS-ANC"] }],
-    remindAfterHours: 24,
-    expireAfterDays: 7,
-  };
+  config.profiles[0]!.approval = managerApproval([{ itemNumbers: ["HS-ANC"] }]);
   return config;
 }
 
@@ -42,41 +34,26 @@ function unpricedConfig(): CustomerConfig {
 const AMOUNT = /€|EUR|[Tt]otal|Spend this month/;
 
 describe.each(TRANSPORTS)("without prices over %s", (transport) => {
-  let supplier: StubSupplier;
-  let h: Harness;
+  let h: StubbedHarness;
 
   beforeAll(async () => {
-    supplier = await startStubSupplier(Array.from({ length: 5 }, () => success()));
-    h = await startHarness({
+    h = await startOnStubSupplier(successes(5), {
       transport,
-      supplierUrl: supplier.baseUrl,
-      apiKey: TEST_KEY,
       config: unpricedConfig(),
-      users: [{ id: IT_LEAD, name: "ivy", realName: "Ivy Lead" }],
+      users: [IT_LEAD_USER],
     });
   });
 
-  afterAll(async () => {
-    await h?.close();
-    await supplier?.close();
-  });
+  afterAll(() => h?.close());
 
   it("opens the modal without a total, price or dispatched line input", async () => {
-    const { triggerId } = await h.agent.runCommand({ channel: HELPDESK, command: "/order", text: "NOP-0" });
-    const view = await h.agent.openedModal(triggerId);
-    const blocks = view.definition.blocks as {
-      block_id?: string;
-      dispatch_action?: boolean;
-      elements?: { action_id?: string; options?: { description?: { text: string } }[] }[];
-    }[];
+    const view = await openOrderModal(h, "NOP-0");
+    const blocks = view.definition.blocks as { block_id?: string; dispatch_action?: boolean }[];
     expect(blocks.map((b) => b.block_id)).not.toContain("lines_total");
     const lineInputs = blocks.filter((b) => /^line_\w+_(item|quantity)$/.test(b.block_id ?? ""));
     expect(lineInputs).toHaveLength(2);
     expect(lineInputs.map((b) => b.dispatch_action ?? false)).toEqual([false, false]);
-    const bundles = blocks
-      .find((b) => b.block_id === "line_actions")
-      ?.elements?.find((e) => e.action_id === "add_bundle")?.options;
-    expect(bundles?.map((o) => o.description?.text)).toEqual([
+    expect(lineMenuOptions(blocks, "add_bundle").map((o) => o.description?.text)).toEqual([
       "Everything a new remote hire needs on day one.",
       undefined,
     ]);
@@ -112,19 +89,10 @@ describe.each(TRANSPORTS)("without prices over %s", (transport) => {
       { what: "the agent's Home with NOP-1" },
     );
 
-    const answered = h.fake.responses().length;
-    await h.agent.runCommand({ channel: HELPDESK, command: "/order", text: "status NOP-1" });
-    const status = await h.fake.waitFor(() => h.fake.responses()[answered], { what: "the status answer" });
+    const status = await answerTo(h, h.agent, "status NOP-1", "the status answer");
     expect(JSON.stringify(status.body)).toContain("NOP-1");
 
-    await h.store.query("UPDATE orders SET created_at = '2026-10-15T12:00:00Z'");
-    await h.user(IT_LEAD).runCommand({ channel: HELPDESK, command: "/order", text: "export 2026-10" });
-    const file = await h.fake.waitFor(
-      () =>
-        h.fake.files().find((f) => f.filename === "orders-2026-10.csv" && f.completed && f.shares.length > 0),
-      { what: "the export shared", timeoutMs: 15_000 },
-    );
-    const [header, ...rows] = parseCsv(file.content?.toString("utf8") ?? "");
+    const [header, ...rows] = await exportedOctober(h);
     expect(rows).toHaveLength(2);
     expect(header?.at(-1)).toBe("late_days");
     expect(header).not.toContain("order_total");

@@ -5,7 +5,10 @@
 import type { ApprovalRule } from "../../../src/config/approval-schema.ts";
 import type { CustomerConfig } from "../../../src/config/customer.ts";
 import type { JobInfo, QueueName } from "../../../src/jobs/index.ts";
+import { QUEUES } from "../../../src/jobs/queues.ts";
+import { approvalJobId } from "../../../src/orders/approvals/request.ts";
 import type { Order } from "../../../src/orders/model/order.ts";
+import { listApprovalMessages } from "../../../src/store/repositories/approvals.ts";
 import type { FakeMessage } from "../../../tools/fake-slack/index.ts";
 import type { SlackWorld } from "../../helpers/slack-world.ts";
 import { AGENT, exampleConfig, type Harness, HELPDESK, IT_LEADS, MANAGER, VALID_FORM } from "./harness.ts";
@@ -75,11 +78,8 @@ export async function rejectInDm(h: Harness, userId: string, dm: FakeMessage, re
     throw new Error(`the rejection was refused: ${JSON.stringify(done)}`);
 }
 
-/**
- * The requester uses Fix and resubmit on a rejected order's message (once it offers it) and submits the form as it
- * is; resolves with the order waiting for approval again.
- */
-export async function fixAndResubmit(h: Harness, rejected: Order): Promise<Order> {
+/** The requester uses Fix and resubmit on a rejected order's message, once it offers it: the form it opens. */
+export async function openFixAndResubmit(h: Harness, rejected: Order) {
   await h.fake.waitFor(
     () => {
       const v = h.fake.message(HELPDESK, rejected.slackMessageTs!)?.versions.at(-1);
@@ -92,7 +92,15 @@ export async function fixAndResubmit(h: Harness, rejected: Order): Promise<Order
     ts: rejected.slackMessageTs!,
     actionId: "fix_and_resubmit",
   });
-  const fix = await h.agent.openedModal(click.triggerId);
+  return h.agent.openedModal(click.triggerId);
+}
+
+/**
+ * The requester uses Fix and resubmit on a rejected order's message (once it offers it) and submits the form as it
+ * is; resolves with the order waiting for approval again.
+ */
+export async function fixAndResubmit(h: Harness, rejected: Order): Promise<Order> {
+  const fix = await openFixAndResubmit(h, rejected);
   const resubmitted = await h.agent.submit(fix.id, {});
   if (resubmitted.outcome.outcome !== "closed") {
     throw new Error(`the resubmission was refused: ${JSON.stringify(resubmitted.outcome)}`);
@@ -193,4 +201,25 @@ export async function replayClick(
       },
     ],
   });
+}
+
+/** Waits until each of `userIds` has the approval DM for the order with this ticket; the DMs in that order. */
+export function approvalDmsTo(h: Harness, userIds: string[], ticket: string): Promise<FakeMessage[]> {
+  return h.fake.waitFor(
+    () => {
+      const found = userIds.map((u) => approvalDmFor(h, u, ticket));
+      return found.every((dm) => dm !== undefined) ? found : undefined;
+    },
+    { what: "a DM to each approver" },
+  );
+}
+
+/** The order's (first request's) reminder job reaches its due time: see `runWhenDue`. */
+export function runReminderWhenDue(h: Harness, orderId: string): Promise<JobInfo> {
+  return runWhenDue(h, QUEUES.approvalReminder, approvalJobId(QUEUES.approvalReminder, orderId));
+}
+
+/** For each approver the order's request DMed: whether they were reminded. */
+export async function reminded(h: Harness, orderId: string): Promise<boolean[]> {
+  return (await listApprovalMessages(h.store, orderId)).map((m) => m.remindedAt !== null);
 }

@@ -7,7 +7,7 @@
 import type { Order } from "../../../src/orders/model/order.ts";
 import { getOrder } from "../../../src/store/repositories/orders.ts";
 import { EXAMPLE_DELIVERY } from "../../../tools/example-form.ts";
-import { SlackUser } from "../../../tools/fake-slack/index.ts";
+import { SlackUser, type TypedValue } from "../../../tools/fake-slack/index.ts";
 import {
   NO_BOT,
   type SlackWorld,
@@ -15,6 +15,8 @@ import {
   startSlackWorld,
   type Transport,
 } from "../../helpers/slack-world.ts";
+import { TEST_KEY } from "../../supplier/support/fixtures.ts";
+import { type Reply, type StubSupplier, startStubSupplier } from "../../supplier/support/stub-supplier.ts";
 
 export { exampleConfig, NO_BOT, TRANSPORTS, type Transport } from "../../helpers/slack-world.ts";
 
@@ -137,3 +139,68 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
 
 /** A complete, valid delivery as typed into the modal (keys: block ids). */
 export const VALID_FORM = { ticket: "ABC-123", ...EXAMPLE_DELIVERY } as const;
+
+/** `/order <ticket>` typed by the agent in #helpdesk, and the modal it opened. */
+export async function openOrderModal(h: Harness, ticket: string) {
+  const { triggerId } = await h.agent.runCommand({ channel: HELPDESK, command: "/order", text: ticket });
+  return h.agent.openedModal(triggerId);
+}
+
+/** The agent submits the order form for `ticket`: a valid delivery for "Acme EU", plus `changes`. */
+export function submitOrderForm(
+  h: Harness,
+  viewId: string,
+  ticket: string,
+  changes: Record<string, TypedValue> = {},
+) {
+  return h.agent.submit(viewId, { ...VALID_FORM, ticket, profile: "Acme EU", ...changes });
+}
+
+/** An option of a menu in the form, as the view shows it. */
+export interface MenuOption {
+  value: string;
+  text: { text: string };
+  description?: { text: string };
+}
+
+/** The options of the menu `actionId` under the form's lines (Add bundle…, Remove line…). */
+export function lineMenuOptions(blocks: unknown, actionId: string): MenuOption[] {
+  const actions = (
+    blocks as { block_id?: string; elements?: { action_id?: string; options?: MenuOption[] }[] }[]
+  ).find((b) => b.block_id === "line_actions");
+  return actions?.elements?.find((e) => e.action_id === actionId)?.options ?? [];
+}
+
+/** The harness in front of a scripted supplier; `close` stops both. */
+export interface StubbedHarness extends Harness {
+  supplier: StubSupplier;
+}
+
+/**
+ * Starts a scripted supplier answering `replies` in turn (the last one repeats) and the harness placing orders on
+ * it with the test key.
+ */
+export async function startOnStubSupplier(
+  replies: Reply[],
+  options: Omit<HarnessOptions, "supplierUrl" | "apiKey"> = {},
+): Promise<StubbedHarness> {
+  const supplier = await startStubSupplier(replies);
+  let h: Harness;
+  try {
+    h = await startHarness({ ...options, supplierUrl: supplier.baseUrl, apiKey: TEST_KEY });
+  } catch (error) {
+    await supplier.close();
+    throw error;
+  }
+  return {
+    ...h,
+    supplier,
+    async close() {
+      try {
+        await h.close();
+      } finally {
+        await supplier.close();
+      }
+    },
+  };
+}

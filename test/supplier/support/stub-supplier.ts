@@ -115,6 +115,11 @@ export function success(correlationId: string = randomUUID()): Reply {
   };
 }
 
+/** `n` successes, each with its own correlation id (one per order the test places). */
+export function successes(n: number): Reply[] {
+  return Array.from({ length: n }, () => success());
+}
+
 export function failure(
   status: number,
   code: string,
