@@ -10,9 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QUEUES } from "../../src/jobs/queues.ts";
 import { approvalJobId } from "../../src/orders/approvals/request.ts";
 import { listApprovalMessages } from "../../src/store/repositories/approvals.ts";
-import type { FaultScope } from "../../tools/fake-slack/index.ts";
-import { TEST_KEY } from "../supplier/support/fixtures.ts";
-import { type StubSupplier, startStubSupplier } from "../supplier/support/stub-supplier.ts";
 import {
   approvalConfig,
   approvalDmFor,
@@ -20,39 +17,23 @@ import {
   jobDone,
   orderFor,
   rejectInDm,
+  reminded,
   remindersUnder,
-  runWhenDue,
+  runReminderWhenDue,
 } from "./support/approvals.ts";
-import { BOSS, type Harness, HELPDESK, MANAGER, startHarness } from "./support/harness.ts";
+import { BOSS, HELPDESK, MANAGER, type StubbedHarness, startOnStubSupplier } from "./support/harness.ts";
+import { interruptNextPost, LOST_ANSWER_MODES } from "./support/lost-answers.ts";
 
-/** Longer than the client's timeout (the harness's 5 s): the app has given up on the call by then. */
-const LATE_MS = 8_000;
-
-const MODES = ["lost_answer", "late_answer"] as const;
-
-describe.each(MODES)("approval posts whose answer Slack lost (%s)", (mode) => {
-  let supplier: StubSupplier;
-  let h: Harness;
+describe.each(LOST_ANSWER_MODES)("approval posts whose answer Slack lost (%s)", (mode) => {
+  let h: StubbedHarness;
 
   beforeAll(async () => {
-    supplier = await startStubSupplier([]);
-    h = await startHarness({
-      supplierUrl: supplier.baseUrl,
-      apiKey: TEST_KEY,
+    h = await startOnStubSupplier([], {
       config: approvalConfig([{ always: true }], { remindAfterHours: 24, expireAfterDays: 7 }),
     });
   });
 
-  afterAll(async () => {
-    await h?.close();
-    await supplier?.close();
-  });
-
-  /** Slack takes the next matching chat.postMessage, and its answer never reaches the app in time. */
-  function interruptNextPost(scope: FaultScope): void {
-    if (mode === "lost_answer") h.fake.loseAnswerNext("chat.postMessage", 1, scope);
-    else h.fake.answerLateNext("chat.postMessage", LATE_MS, 1, scope);
-  }
+  afterAll(() => h?.close());
 
   const postsTo = (channel: string, text: string) =>
     h.fake
@@ -61,7 +42,7 @@ describe.each(MODES)("approval posts whose answer Slack lost (%s)", (mode) => {
 
   it("DMs an approver once: the retry finds the DM Slack took and records it", async () => {
     // The request job DMs the manager (by user id) first; that DM's answer is lost.
-    interruptNextPost({ channel: MANAGER });
+    interruptNextPost(h, mode, { channel: MANAGER });
     const order = await orderFor(h, "DML-1");
     const job = await jobDone(h, QUEUES.approvalRequest, approvalJobId(QUEUES.approvalRequest, order.id));
     expect(job.runs).toBe(2);
@@ -79,24 +60,19 @@ describe.each(MODES)("approval posts whose answer Slack lost (%s)", (mode) => {
     await jobDone(h, QUEUES.approvalRequest, approvalJobId(QUEUES.approvalRequest, order.id));
     const managerDm = approvalDmFor(h, MANAGER, "REML-1")!;
     const bossDm = approvalDmFor(h, BOSS, "REML-1")!;
-    interruptNextPost({ channel: managerDm.channel, text: "Reminder" });
-    const job = await runWhenDue(
-      h,
-      QUEUES.approvalReminder,
-      approvalJobId(QUEUES.approvalReminder, order.id),
-    );
+    interruptNextPost(h, mode, { channel: managerDm.channel, text: "Reminder" });
+    const job = await runReminderWhenDue(h, order.id);
     expect(job.runs).toBe(2);
     expect(remindersUnder(h, managerDm)).toHaveLength(1);
     expect(remindersUnder(h, bossDm)).toHaveLength(1);
     expect(postsTo(managerDm.channel, "Reminder")).toHaveLength(1);
-    const messages = await listApprovalMessages(h.store, order.id);
-    expect(messages.map((m) => m.remindedAt !== null)).toEqual([true, true]);
+    expect(await reminded(h, order.id)).toEqual([true, true]);
   });
 
   it("tells the order's thread of the decision once: the retry finds the reply Slack took", async () => {
     const order = await orderFor(h, "DECL-1");
     await jobDone(h, QUEUES.approvalRequest, approvalJobId(QUEUES.approvalRequest, order.id));
-    interruptNextPost({ channel: HELPDESK, text: "The order was not placed" });
+    interruptNextPost(h, mode, { channel: HELPDESK, text: "The order was not placed" });
     await rejectInDm(h, BOSS, approvalDmFor(h, BOSS, "DECL-1")!, "Not this quarter");
     const job = await jobDone(h, QUEUES.approvalDecision, approvalJobId(QUEUES.approvalDecision, order.id));
     expect(job.runs).toBe(2);

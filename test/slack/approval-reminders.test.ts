@@ -11,22 +11,31 @@ import { QUEUES } from "../../src/jobs/queues.ts";
 import { createMetrics } from "../../src/metrics.ts";
 import { approvalJobId, approvalRound } from "../../src/orders/approvals/request.ts";
 import { listApprovalMessages } from "../../src/store/repositories/approvals.ts";
-import { TEST_KEY } from "../supplier/support/fixtures.ts";
-import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
+import { success } from "../supplier/support/stub-supplier.ts";
 import {
   approvalConfig,
   approvalDmFor,
   approvalDmsFor,
+  approvalDmsTo,
   decidedOn,
   fixAndResubmit,
   jobDone,
   orderFor,
   rejectInDm,
+  reminded,
   remindersUnder,
+  runReminderWhenDue,
   runWhenDue,
   texts,
 } from "./support/approvals.ts";
-import { AGENT, BOSS, type Harness, HELPDESK, MANAGER, startHarness } from "./support/harness.ts";
+import {
+  AGENT,
+  BOSS,
+  HELPDESK,
+  MANAGER,
+  type StubbedHarness,
+  startOnStubSupplier,
+} from "./support/harness.ts";
 
 const HOUR = 3_600_000;
 const PROFILE = "Acme EU";
@@ -47,17 +56,13 @@ async function sample(
 }
 
 describe("approval reminders and expiry", () => {
-  let supplier: StubSupplier;
-  let h: Harness;
+  let h: StubbedHarness;
   /** How far the app's clock is behind the real one (the database's, which runs the jobs). */
   let behindMs = 0;
   const metrics = createMetrics({ defaultMetrics: false });
 
   beforeAll(async () => {
-    supplier = await startStubSupplier([success()]);
-    h = await startHarness({
-      supplierUrl: supplier.baseUrl,
-      apiKey: TEST_KEY,
+    h = await startOnStubSupplier([success()], {
       config: approvalConfig([{ always: true }], { remindAfterHours: 24, expireAfterDays: 7 }),
       now: () => new Date(Date.now() - behindMs),
       approvalMetrics: metrics.approvals,
@@ -79,10 +84,7 @@ describe("approval reminders and expiry", () => {
     };
   }
 
-  afterAll(async () => {
-    await h?.close();
-    await supplier?.close();
-  });
+  afterAll(() => h?.close());
 
   const remindersIn = (userId: string, ticket: string) => {
     const dm = approvalDmFor(h, userId, ticket);
@@ -149,25 +151,15 @@ describe("approval reminders and expiry", () => {
       return v && texts(v.blocks).includes("Approval expired") ? v : undefined;
     });
     expect(texts(message.blocks)).toContain(`the approval request expired${decidedOn(expired)}`);
-    expect(supplier.requests).toHaveLength(0);
+    expect(h.supplier.requests).toHaveLength(0);
   });
 
   it("sends a reminder Slack refused again when the job is retried, once, and reminds nobody twice", async () => {
     const order = await orderFor(h, "REM-2");
-    const [managerDm, bossDm] = await h.fake.waitFor(
-      () => {
-        const found = [MANAGER, BOSS].map((u) => approvalDmFor(h, u, "REM-2"));
-        return found.every(Boolean) ? found : undefined;
-      },
-      { what: "a DM to each approver" },
-    );
+    const [managerDm, bossDm] = await approvalDmsTo(h, [MANAGER, BOSS], "REM-2");
     // Slack refuses the reminder in the manager's DM, once.
     h.fake.failNext("chat.postMessage", "internal_error", 1, { channel: managerDm!.channel });
-    const job = await runWhenDue(
-      h,
-      QUEUES.approvalReminder,
-      approvalJobId(QUEUES.approvalReminder, order.id),
-    );
+    const job = await runReminderWhenDue(h, order.id);
     expect(job.runs).toBe(2);
     expect(remindersUnder(h, managerDm)).toHaveLength(1);
     expect(remindersUnder(h, bossDm)).toHaveLength(1);
@@ -175,19 +167,12 @@ describe("approval reminders and expiry", () => {
       .calls("chat.postMessage")
       .filter((c) => c.args.channel === managerDm!.channel && c.args.thread_ts === managerDm!.ts);
     expect(tries.map((c) => (c.response as { ok?: boolean } | undefined)?.ok)).toEqual([false, true]);
-    const messages = await listApprovalMessages(h.store, order.id);
-    expect(messages.map((m) => m.remindedAt !== null)).toEqual([true, true]);
+    expect(await reminded(h, order.id)).toEqual([true, true]);
   });
 
   it("sends a reminder whose run died after claiming it, once the claim is older than a run may take", async () => {
     const order = await orderFor(h, "REM-3");
-    const [managerDm, bossDm] = await h.fake.waitFor(
-      () => {
-        const found = [MANAGER, BOSS].map((u) => approvalDmFor(h, u, "REM-3"));
-        return found.every(Boolean) ? found : undefined;
-      },
-      { what: "a DM to each approver" },
-    );
+    const [managerDm, bossDm] = await approvalDmsTo(h, [MANAGER, BOSS], "REM-3");
     // The request job records each DM after Slack took it: a reminder run (forced early below) before both are
     // recorded would not know the second approver.
     for (const deadline = Date.now() + 15_000; (await listApprovalMessages(h.store, order.id)).length < 2; ) {
@@ -200,11 +185,10 @@ describe("approval reminders and expiry", () => {
        WHERE order_id = $1 AND approver = $2`,
       [order.id, MANAGER],
     );
-    await runWhenDue(h, QUEUES.approvalReminder, approvalJobId(QUEUES.approvalReminder, order.id));
+    await runReminderWhenDue(h, order.id);
     expect(remindersUnder(h, managerDm)).toHaveLength(1);
     expect(remindersUnder(h, bossDm)).toHaveLength(1);
-    const messages = await listApprovalMessages(h.store, order.id);
-    expect(messages.map((m) => m.remindedAt !== null)).toEqual([true, true]);
+    expect(await reminded(h, order.id)).toEqual([true, true]);
   });
 
   let before: Awaited<ReturnType<typeof counted>>;
@@ -289,7 +273,7 @@ describe("approval reminders and expiry", () => {
     }
     expect(newReminders()).toEqual([1, 1]);
     expect(oldReminders().flat()).toHaveLength(0);
-    expect(supplier.requests).toHaveLength(0);
+    expect(h.supplier.requests).toHaveLength(0);
   });
 
   it("counts each request once, the rejection and the expiry, with the time each decision took", async () => {
