@@ -9,33 +9,25 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobInfo, QueueName } from "../../src/jobs/index.ts";
 import { QUEUES } from "../../src/jobs/queues.ts";
 import { approvalJobId } from "../../src/orders/approvals/request.ts";
-import { TEST_KEY } from "../supplier/support/fixtures.ts";
-import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
-import { approvalConfig, approvalDmFor, orderFor, remindersUnder, texts } from "./support/approvals.ts";
-import { BOSS, type Harness, HELPDESK, MANAGER, startHarness } from "./support/harness.ts";
+import { success } from "../supplier/support/stub-supplier.ts";
+import { approvalConfig, approvalDmsTo, orderFor, remindersUnder, texts } from "./support/approvals.ts";
+import { BOSS, HELPDESK, MANAGER, type StubbedHarness, startOnStubSupplier } from "./support/harness.ts";
 
 const HOUR = 3_600_000;
 
 describe("approval reminder and expiry by the app's clock", () => {
-  let supplier: StubSupplier;
-  let h: Harness;
+  let h: StubbedHarness;
   /** The app's clock against the real one (the database's): an hour behind, or moved on to a due time. */
   let offsetMs = -HOUR;
 
   beforeAll(async () => {
-    supplier = await startStubSupplier([success()]);
-    h = await startHarness({
-      supplierUrl: supplier.baseUrl,
-      apiKey: TEST_KEY,
+    h = await startOnStubSupplier([success()], {
       config: approvalConfig([{ always: true }], { remindAfterHours: 24, expireAfterDays: 7 }),
       now: () => new Date(Date.now() + offsetMs),
     });
   });
 
-  afterAll(async () => {
-    await h?.close();
-    await supplier?.close();
-  });
+  afterAll(() => h?.close());
 
   /** The app's clock reaches `at` (and runs on from there). */
   const appClockAt = (at: string) => {
@@ -64,14 +56,7 @@ describe("approval reminder and expiry by the app's clock", () => {
   }
 
   /** The approval DMs of MANAGER and BOSS for the ticket, once both were sent. */
-  const dms = (ticket: string) =>
-    h.fake.waitFor(
-      () => {
-        const found = [MANAGER, BOSS].map((u) => approvalDmFor(h, u, ticket));
-        return found.every(Boolean) ? (found as NonNullable<(typeof found)[number]>[]) : undefined;
-      },
-      { what: `both approval DMs for ${ticket}` },
-    );
+  const dms = (ticket: string) => approvalDmsTo(h, [MANAGER, BOSS], ticket);
   const buttonsShown = (shown: Awaited<ReturnType<typeof dms>>) =>
     shown.map((dm) =>
       texts(h.fake.message(dm.channel, dm.ts)?.versions.at(-1)?.blocks).includes("approve_order"),
@@ -107,7 +92,7 @@ describe("approval reminder and expiry by the app's clock", () => {
     await h.fake.waitFor(() => orderThread("CLK-1").find((m) => m.text.includes("expired")), {
       what: "the thread told",
     });
-    expect(supplier.requests).toHaveLength(0);
+    expect(h.supplier.requests).toHaveLength(0);
   });
 
   it("does not remind approvers before the app's clock reaches the reminder's time; reminds each once when it does", async () => {

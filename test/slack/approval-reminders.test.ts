@@ -97,7 +97,7 @@ describe("approval reminders and expiry", () => {
     behindMs = 0;
     expect(Date.parse(order.approval!.remindAt) - Date.parse(order.approval!.requestedAt)).toBe(24 * HOUR);
     // Due by the queue at once; by the app's clock once it is back to now (a run before that was put off).
-    await runWhenDue(h, QUEUES.approvalReminder, approvalJobId(QUEUES.approvalReminder, order.id));
+    await runReminderWhenDue(h, order.id);
     await h.fake.waitFor(
       () => ([MANAGER, BOSS].every((u) => remindersIn(u, "REM-1").length === 1) ? true : undefined),
       { what: "one reminder in each approver's DM" },

@@ -7,50 +7,41 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CustomerConfig } from "../../src/config/customer.ts";
-import { TEST_KEY } from "../supplier/support/fixtures.ts";
-import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
+import { success } from "../supplier/support/stub-supplier.ts";
 import { orderFor } from "./support/approvals.ts";
-import { ADMIN, exampleConfig, type Harness, HELPDESK, startHarness } from "./support/harness.ts";
+import { HELPDESK, type StubbedHarness, startOnStubSupplier } from "./support/harness.ts";
+import { adminAlerts, pricedConfig } from "./support/spend.ts";
 
 const HOUR = 3_600_000;
 
 /** Every item at €1,000; "Acme US" has a €2,000 month that warns. */
 function budgetConfig(): CustomerConfig {
-  const config = exampleConfig() as CustomerConfig & { currency?: string };
-  config.currency = "EUR";
-  for (const item of config.catalog) item.price = "1000";
+  const config = pricedConfig();
   config.profiles[1]!.budget = { monthly: "2000", onExceed: "warn" };
   return config;
 }
 
 describe("a budget alert waiting for the order's message", () => {
-  let supplier: StubSupplier;
-  let h: Harness;
+  let h: StubbedHarness;
 
   beforeAll(async () => {
-    supplier = await startStubSupplier([success()]);
-    h = await startHarness({
-      supplierUrl: supplier.baseUrl,
-      apiKey: TEST_KEY,
+    h = await startOnStubSupplier([success()], {
       config: budgetConfig(),
       now: () => new Date(Date.now() - HOUR),
       budgetThreadWaitMs: 1000,
     });
   });
 
-  afterAll(async () => {
-    await h?.close();
-    await supplier?.close();
-  });
+  afterAll(() => h?.close());
 
   it("tells the admins once the wait is over by the wall clock, though the app's clock is an hour behind", async () => {
     // Slack takes nothing in #helpdesk for a long while: the order's message is not posted.
     h.fake.failNext("chat.postMessage", "internal_error", 1000, { channel: HELPDESK });
     await orderFor(h, "WAIT-1", { profile: "Acme US", line_0_quantity: "3" });
-    const alert = await h.fake.waitFor(
-      () => h.fake.topLevel(ADMIN).find((m) => m.text.includes("Order placed over budget")),
-      { timeoutMs: 10_000, what: "the admins told of the order over budget" },
-    );
+    const alert = await h.fake.waitFor(() => adminAlerts(h, "Order placed over budget")[0], {
+      timeoutMs: 10_000,
+      what: "the admins told of the order over budget",
+    });
     expect(alert.text).toContain('took "Acme US" to €3,000.00');
     h.fake.clearFaults();
   });

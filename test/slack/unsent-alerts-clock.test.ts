@@ -6,22 +6,17 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_KEY } from "../supplier/support/fixtures.ts";
-import { type StubSupplier, startStubSupplier } from "../supplier/support/stub-supplier.ts";
 import { until } from "../webhooks/support.ts";
-import { ADMIN, type Harness, startHarness } from "./support/harness.ts";
+import { orphanEventsAlert } from "./support/alerts.ts";
+import { ADMIN, type StubbedHarness, startOnStubSupplier } from "./support/harness.ts";
 
 const HOUR = 3_600_000;
 
 describe("admin alerts not posted when reported", () => {
-  let supplier: StubSupplier;
-  let h: Harness;
+  let h: StubbedHarness;
 
   beforeAll(async () => {
-    supplier = await startStubSupplier([]);
-    h = await startHarness({
-      supplierUrl: supplier.baseUrl,
-      apiKey: TEST_KEY,
+    h = await startOnStubSupplier([], {
       now: () => new Date(Date.now() - HOUR),
       unsentAlerts: { everyMs: 100, graceMs: 500 },
     });
@@ -29,19 +24,11 @@ describe("admin alerts not posted when reported", () => {
     await h.slack.start();
   });
 
-  afterAll(async () => {
-    await h?.close();
-    await supplier?.close();
-  });
+  afterAll(() => h?.close());
 
   it("go out after the grace though the app's clock is an hour behind", async () => {
     const correlationId = randomUUID();
-    const alert = {
-      key: `orphan-events:${correlationId}`,
-      title: "Supplier updates for an unknown order",
-      text: `updates for correlation id ${correlationId}`,
-      subject: { kind: "orphan_events" as const, correlationId },
-    };
+    const alert = orphanEventsAlert(correlationId);
     h.fake.setArchived(ADMIN, true);
     await expect(h.slack.notifier.alertAdmins(alert)).rejects.toThrow();
     h.fake.setArchived(ADMIN, false);
