@@ -12,6 +12,7 @@ import { getAttention } from "../../src/store/repositories/attention.ts";
 import type { FakeMessage } from "../../tools/fake-slack/index.ts";
 import { TEST_KEY } from "../supplier/support/fixtures.ts";
 import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
+import { orphanEventsAlert } from "./support/alerts.ts";
 import { approvalConfig, approvalDmFor, clickApproval, orderFor } from "./support/approvals.ts";
 import { ADMIN, type Harness, MANAGER, startHarness, TRANSPORTS } from "./support/harness.ts";
 
@@ -64,12 +65,7 @@ describe.each(TRANSPORTS)("state-changing clicks over %s", (transport) => {
 
   async function orphanAlert(): Promise<{ alert: FakeMessage; itemId: string }> {
     const correlationId = randomUUID();
-    await h.slack.notifier.alertAdmins({
-      key: `orphan-events:${correlationId}`,
-      title: "Supplier updates for an unknown order",
-      text: `updates for correlation id ${correlationId}`,
-      subject: { kind: "orphan_events", correlationId },
-    });
+    await h.slack.notifier.alertAdmins(orphanEventsAlert(correlationId));
     const alert = await h.fake.waitFor(
       () => h.fake.topLevel(ADMIN).find((m) => m.text.includes(correlationId)),
       { what: "the orphan alert" },

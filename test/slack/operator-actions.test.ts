@@ -20,6 +20,7 @@ import { createOrphanSweeper } from "../../src/webhooks/orphans.ts";
 import { webhookRoute } from "../../src/webhooks/receiver.ts";
 import type { FakeMessage } from "../../tools/fake-slack/index.ts";
 import { deliver, SECRET, shippingEvent, statusEvent, until } from "../webhooks/support.ts";
+import { orphanEventsAlert } from "./support/alerts.ts";
 import {
   ADMIN,
   AGENT,
@@ -501,12 +502,7 @@ describe.each(TRANSPORTS)("operator actions over %s", (transport) => {
   describe("an alert that could not be posted", () => {
     it("goes out later, once, with its buttons", async () => {
       const correlationId = randomUUID();
-      const alert = {
-        key: `orphan-events:${correlationId}`,
-        title: "Supplier updates for an unknown order",
-        text: `updates for correlation id ${correlationId}`,
-        subject: { kind: "orphan_events" as const, correlationId },
-      };
+      const alert = orphanEventsAlert(correlationId);
       h.fake.setArchived(ADMIN, true);
       await expect(h.slack.notifier.alertAdmins(alert)).rejects.toThrow();
       // Reported again while the channel is still archived: still one item, still no alert.
@@ -528,12 +524,7 @@ describe.each(TRANSPORTS)("operator actions over %s", (transport) => {
   describe("when Slack refuses to update the alert", () => {
     it("acts once, tells the admin, and rewrites the alert once Slack takes it", async () => {
       const correlationId = randomUUID();
-      await h.slack.notifier.alertAdmins({
-        key: `orphan-events:${correlationId}`,
-        title: "Supplier updates for an unknown order",
-        text: `updates for correlation id ${correlationId}`,
-        subject: { kind: "orphan_events", correlationId },
-      });
+      await h.slack.notifier.alertAdmins(orphanEventsAlert(correlationId));
       const alert = await alertWith(correlationId, "attention_ignore_orphans");
       const itemId = buttonValue(alert, "attention_ignore_orphans");
       const mark = answers().length;
