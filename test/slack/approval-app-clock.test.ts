@@ -10,7 +10,14 @@ import type { JobInfo, QueueName } from "../../src/jobs/index.ts";
 import { QUEUES } from "../../src/jobs/queues.ts";
 import { approvalJobId } from "../../src/orders/approvals/request.ts";
 import { success } from "../supplier/support/stub-supplier.ts";
-import { approvalConfig, approvalDmsTo, orderFor, remindersUnder, texts } from "./support/approvals.ts";
+import {
+  approvalConfig,
+  approvalDmsTo,
+  approvalRequestDone,
+  orderFor,
+  remindersUnder,
+  texts,
+} from "./support/approvals.ts";
 import { BOSS, HELPDESK, MANAGER, type StubbedHarness, startOnStubSupplier } from "./support/harness.ts";
 
 const HOUR = 3_600_000;
@@ -70,6 +77,7 @@ describe("approval reminder and expiry by the app's clock", () => {
     offsetMs = -HOUR;
     const order = await orderFor(h, "CLK-1");
     const sent = await dms("CLK-1");
+    await approvalRequestDone(h, order.id);
     const expiry = approvalJobId(QUEUES.approvalExpiry, order.id);
 
     await queueRunsNow(QUEUES.approvalExpiry, expiry);
@@ -99,6 +107,7 @@ describe("approval reminder and expiry by the app's clock", () => {
     offsetMs = -HOUR;
     const order = await orderFor(h, "CLK-2");
     const sent = await dms("CLK-2");
+    await approvalRequestDone(h, order.id);
     const reminder = approvalJobId(QUEUES.approvalReminder, order.id);
 
     await queueRunsNow(QUEUES.approvalReminder, reminder);

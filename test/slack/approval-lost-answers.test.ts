@@ -14,6 +14,7 @@ import {
   approvalConfig,
   approvalDmFor,
   approvalDmsFor,
+  approvalRequestDone,
   jobDone,
   orderFor,
   rejectInDm,
@@ -44,7 +45,7 @@ describe.each(LOST_ANSWER_MODES)("approval posts whose answer Slack lost (%s)", 
     // The request job DMs the manager (by user id) first; that DM's answer is lost.
     interruptNextPost(h, mode, { channel: MANAGER });
     const order = await orderFor(h, "DML-1");
-    const job = await jobDone(h, QUEUES.approvalRequest, approvalJobId(QUEUES.approvalRequest, order.id));
+    const job = await approvalRequestDone(h, order.id);
     expect(job.runs).toBe(2);
     expect(approvalDmsFor(h, MANAGER, "DML-1")).toHaveLength(1);
     expect(approvalDmsFor(h, BOSS, "DML-1")).toHaveLength(1);
@@ -57,7 +58,7 @@ describe.each(LOST_ANSWER_MODES)("approval posts whose answer Slack lost (%s)", 
 
   it("reminds an approver once: the retry finds the reminder Slack took", async () => {
     const order = await orderFor(h, "REML-1");
-    await jobDone(h, QUEUES.approvalRequest, approvalJobId(QUEUES.approvalRequest, order.id));
+    await approvalRequestDone(h, order.id);
     const managerDm = approvalDmFor(h, MANAGER, "REML-1")!;
     const bossDm = approvalDmFor(h, BOSS, "REML-1")!;
     interruptNextPost(h, mode, { channel: managerDm.channel, text: "Reminder" });
@@ -71,7 +72,7 @@ describe.each(LOST_ANSWER_MODES)("approval posts whose answer Slack lost (%s)", 
 
   it("tells the order's thread of the decision once: the retry finds the reply Slack took", async () => {
     const order = await orderFor(h, "DECL-1");
-    await jobDone(h, QUEUES.approvalRequest, approvalJobId(QUEUES.approvalRequest, order.id));
+    await approvalRequestDone(h, order.id);
     interruptNextPost(h, mode, { channel: HELPDESK, text: "The order was not placed" });
     await rejectInDm(h, BOSS, approvalDmFor(h, BOSS, "DECL-1")!, "Not this quarter");
     const job = await jobDone(h, QUEUES.approvalDecision, approvalJobId(QUEUES.approvalDecision, order.id));

@@ -17,9 +17,9 @@ import {
   approvalDmFor,
   approvalDmsFor,
   approvalDmsTo,
+  approvalRequestDone,
   decidedOn,
   fixAndResubmit,
-  jobDone,
   orderFor,
   rejectInDm,
   reminded,
@@ -96,6 +96,7 @@ describe("approval reminders and expiry", () => {
     const order = await orderFor(h, "REM-1");
     behindMs = 0;
     expect(Date.parse(order.approval!.remindAt) - Date.parse(order.approval!.requestedAt)).toBe(24 * HOUR);
+    await approvalRequestDone(h, order.id);
     // Due by the queue at once; by the app's clock once it is back to now (a run before that was put off).
     await runReminderWhenDue(h, order.id);
     await h.fake.waitFor(
@@ -119,10 +120,12 @@ describe("approval reminders and expiry", () => {
   });
 
   it("expires an order nobody decided within expireAfterDays: not placed, DMs without buttons, the requester told", async () => {
-    // Due a few seconds after the DMs went out (by the app's clock: a run before that is put off).
-    behindMs = 7 * 24 * HOUR - 3000;
+    // Due a minute from now (by the app's clock: a run before that is put off), run once the request recorded both
+    // DMs: an expiry run before that would leave the buttons in a DM it did not know of.
+    behindMs = 7 * 24 * HOUR - 60_000;
     const order = await orderFor(h, "EXP-1");
     behindMs = 0;
+    await approvalRequestDone(h, order.id);
     await runWhenDue(h, QUEUES.approvalExpiry, approvalJobId(QUEUES.approvalExpiry, order.id));
     const expired = await h.waitForOrder(
       (o) => o.id === order.id && o.status === "approval_expired",
@@ -157,6 +160,7 @@ describe("approval reminders and expiry", () => {
   it("sends a reminder Slack refused again when the job is retried, once, and reminds nobody twice", async () => {
     const order = await orderFor(h, "REM-2");
     const [managerDm, bossDm] = await approvalDmsTo(h, [MANAGER, BOSS], "REM-2");
+    await approvalRequestDone(h, order.id);
     // Slack refuses the reminder in the manager's DM, once.
     h.fake.failNext("chat.postMessage", "internal_error", 1, { channel: managerDm!.channel });
     const job = await runReminderWhenDue(h, order.id);
@@ -220,7 +224,7 @@ describe("approval reminders and expiry", () => {
       { what: "a new DM to each approver" },
     );
     // Both recorded: the new request's job is done.
-    await jobDone(h, QUEUES.approvalRequest, approvalJobId(QUEUES.approvalRequest, order.id, round));
+    await approvalRequestDone(h, order.id, round);
     const newReminders = () => newDms.map((dm) => remindersUnder(h, dm).length);
     const oldReminders = () =>
       [MANAGER, BOSS].map((u) => remindersUnder(h, approvalDmsFor(h, u, "RND-1")[0]));

@@ -214,6 +214,14 @@ export function approvalDmsTo(h: Harness, userIds: string[], ticket: string): Pr
   );
 }
 
+/**
+ * Waits until the order's approval request job (of `round`, default the first) ran to the end: every approver's DM
+ * is recorded by then. A reminder or an expiry forced to run earlier would not know the approvers not yet recorded.
+ */
+export function approvalRequestDone(h: Harness, orderId: string, round?: string): Promise<JobInfo> {
+  return jobDone(h, QUEUES.approvalRequest, approvalJobId(QUEUES.approvalRequest, orderId, round));
+}
+
 /** The order's (first request's) reminder job reaches its due time: see `runWhenDue`. */
 export function runReminderWhenDue(h: Harness, orderId: string): Promise<JobInfo> {
   return runWhenDue(h, QUEUES.approvalReminder, approvalJobId(QUEUES.approvalReminder, orderId));
