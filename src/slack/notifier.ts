@@ -3,7 +3,8 @@
  * ticket message's thread), kept up to date with `chat.update`; a DM to the requester when the bot cannot post
  * in the channel, saying how to fix it (not for workflow orders: their requester is the bot, so the admin
  * channel is told instead); admin alerts in the admin channel, each sent once (each carries its key in its metadata:
- * a caller that records its attempts, as the budget alerts do, has it looked for before it is posted again). Every
+ * a caller that records its attempts, as the budget alerts do, has it looked for before it is posted again); the
+ * order's message an interrupted attempt left, wherever it went, found by `order-message-finder.ts`. Every
  * post and update, and every 429, is counted in the same Prometheus counters the post-update worker uses. Every post waits for its channel's
  * pace (`ChannelPacer`, shared with the post-update worker: order messages, replies and alerts together keep to
  * Slack's ~1 message per second per channel).
@@ -24,6 +25,7 @@ import type {
 import { ChannelPacer } from "../orders/updates/pacer.ts";
 import { orderMessage, recipientUserId } from "./blocks/order-message.ts";
 import { shown, truncate } from "./blocks/text.ts";
+import { createOrderMessageFinder, ORDER_MESSAGE_EVENT_TYPE } from "./order-message-finder.ts";
 import {
   findPosted,
   HistoryPace,
@@ -48,8 +50,7 @@ export interface SlackNotifierOptions {
   history?: HistoryPace;
 }
 
-/** `metadata.event_type` of an order's message; `event_payload.order_id` names the order. */
-export const ORDER_MESSAGE_EVENT_TYPE = "order_desk_order";
+export { ORDER_MESSAGE_EVENT_TYPE };
 /** `metadata.event_type` of an admin alert without buttons; `event_payload.event_id` is its key. */
 export const ADMIN_ALERT_EVENT_TYPE = "order_desk_admin_alert";
 
@@ -189,30 +190,9 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
     return { channel: res.channel, ts: res.ts };
   }
 
-  let warnedNoHistoryScope = false;
-
   const history = options.history ?? new HistoryPace();
   const onRateLimited = (method: string) => metrics?.slackRateLimited.inc({ method });
-
-  /**
-   * Reads the thread (shortcut orders) or the channel since the attempt for the order's message, at the pace of
-   * Slack's limits on reading (outbound/history.ts).
-   */
-  function find(order: Order, channel: string, signal?: AbortSignal): Promise<string | null> {
-    return findPosted(
-      client,
-      history,
-      {
-        channel,
-        threadTs: order.slackThreadTs ?? undefined,
-        attemptedAt: order.messageAttemptedAt ?? order.createdAt,
-        eventType: ORDER_MESSAGE_EVENT_TYPE,
-        eventId: order.id,
-        idKey: "order_id",
-      },
-      { signal, onRateLimited },
-    );
-  }
+  const findPublished = createOrderMessageFinder({ client, history, logger, onRateLimited });
 
   let warnedNoAlertSearch = false;
 
@@ -269,38 +249,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): OrderNotifie
   }
 
   return {
-    async findPublished(order: Order, callOptions: SlackCallOptions = {}): Promise<OriginMessage | null> {
-      // App Home orders post to the requester's DM by user id; reading it back needs its channel id, which
-      // we do not have without another scope. Those (rare) orders keep the small window.
-      const channel = order.slackChannelId;
-      if (!channel || /^[UW]/.test(channel)) return null;
-      try {
-        const ts = await find(order, channel, callOptions.signal);
-        if (ts === null) return null;
-        logger.info(
-          { orderId: order.id, channel, ts },
-          "found the order's message posted by an interrupted attempt",
-        );
-        return {
-          teamId: order.slackTeamId,
-          channelId: channel,
-          messageTs: ts,
-          threadTs: order.slackThreadTs,
-        };
-      } catch (error) {
-        const code = slackErrorOf(error);
-        if (code !== "missing_scope" && code !== "not_in_channel" && code !== "channel_not_found")
-          throw error;
-        if (code === "missing_scope" && !warnedNoHistoryScope) {
-          warnedNoHistoryScope = true;
-          logger.warn(
-            { channel },
-            "cannot read channel history (missing_scope): reinstall the app with manifest.yml's history scopes, or an order message interrupted by a crash may appear twice",
-          );
-        }
-        return null;
-      }
-    },
+    findPublished,
 
     async publish(
       order: Order,

@@ -86,6 +86,8 @@ export interface SlackWorldOptions {
   metrics?: CreateSlackAppOptions["metrics"];
   /** Socket Mode: the receiver's metrics, backoff, deadlines (createSlackApp's `socket`). */
   socket?: CreateSlackAppOptions["socket"];
+  /** Scopes the fake grants the bot token (default: the manifest's). */
+  scopes?: readonly string[];
   /** The fake's Socket Mode: ack deadline, retries, pings. */
   fakeSocketMode?: Omit<SocketModeOptions, "appToken">;
   /** Per Slack Web API call (default 5 s). */
@@ -167,6 +169,7 @@ export async function startSlackWorld(options: SlackWorldOptions): Promise<Slack
     users: options.users,
     channels: options.channels,
     ...(options.usergroups && { usergroups: options.usergroups }),
+    ...(options.scopes && { scopes: options.scopes }),
     socketMode: { ...options.fakeSocketMode, appToken },
   });
   const jobs = createJobs({

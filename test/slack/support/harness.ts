@@ -67,6 +67,8 @@ export interface HarnessOptions {
   users?: SlackWorldOptions["users"];
   /** More channels (beside #helpdesk, #it-admin and the one without the bot). */
   channels?: SlackWorldOptions["channels"];
+  /** Scopes the fake Slack grants the bot token (default: the manifest's). */
+  scopes?: SlackWorldOptions["scopes"];
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
@@ -109,6 +111,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     ...(options.clickDecisionMs !== undefined && { clickDecisionMs: options.clickDecisionMs }),
     ...(options.budgetThreadWaitMs !== undefined && { budgetThreadWaitMs: options.budgetThreadWaitMs }),
     ...(options.unsentAlerts && { unsentAlerts: options.unsentAlerts }),
+    ...(options.scopes && { scopes: options.scopes }),
   });
   const { fake, store, requests } = world;
   const user = (userId: string) => new SlackUser({ fake, requests, userId, timeoutMs: 8000 });
