@@ -493,6 +493,21 @@ describe("fake Slack fault injection", () => {
     });
   });
 
+  it("holds a call before Slack takes it until the test releases it, then handles it as usual", async () => {
+    now += 60_000;
+    const held = fake.holdNext("chat.postMessage", { channel: "C0ORDERS", text: "held" });
+    const posting = client.chat.postMessage({ channel: "C0ORDERS", text: "held post" });
+    await held.arrived;
+    // Another call goes through meanwhile; the held one is not in Slack yet.
+    await expect(client.chat.postMessage({ channel: "C0ORDERS", text: "beside it" })).resolves.toMatchObject({
+      ok: true,
+    });
+    expect(fake.messages("C0ORDERS").filter((m) => m.text === "held post")).toHaveLength(0);
+    held.release();
+    await expect(posting).resolves.toMatchObject({ ok: true });
+    expect(fake.messages("C0ORDERS").filter((m) => m.text === "held post")).toHaveLength(1);
+  });
+
   it("hangs a call until the client times out, without keeping close() waiting", async () => {
     fake.hangNext("users.info");
     const impatient = webClient(BOT_TOKEN, { timeout: 150 });

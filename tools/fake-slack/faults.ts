@@ -15,7 +15,37 @@ export type Fault =
    * Slack does the work at once but answers only after `delayMs`: a caller whose timeout is shorter has given up
    * (and may try again) although the call took effect.
    */
-  | { kind: "late_answer"; delayMs: number };
+  | { kind: "late_answer"; delayMs: number }
+  /**
+   * Slack has not taken the call yet: it waits until the test releases it, then is handled as any other call. Two
+   * callers' steps can so be put in a chosen order (one's post held while the other runs).
+   */
+  | { kind: "hold"; gate: HeldCall };
+
+/** A call held by a `hold` fault: `arrived` once it reached Slack, handled after `release()`. */
+export class HeldCall {
+  readonly arrived: Promise<void>;
+  readonly released: Promise<void>;
+  #arrive!: () => void;
+  #release!: () => void;
+
+  constructor() {
+    this.arrived = new Promise((resolve) => {
+      this.#arrive = resolve;
+    });
+    this.released = new Promise((resolve) => {
+      this.#release = resolve;
+    });
+  }
+
+  arrive(): void {
+    this.#arrive();
+  }
+
+  release(): void {
+    this.#release();
+  }
+}
 
 interface Rule {
   method: string | undefined;

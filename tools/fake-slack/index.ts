@@ -5,6 +5,7 @@
  * Slack's failures.
  */
 export { LIMITS, validateBlocks, validateView } from "./blocks.ts";
+export type { HeldCall } from "./faults.ts";
 export type { Clock } from "./ids.ts";
 export { type Injection, type InjectionOptions, injectionsIn } from "./injections.ts";
 export {

@@ -4,7 +4,14 @@ import type { AddressInfo } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 import { type Logger, pino } from "pino";
 import { formatProblems, inputBlockIds, validateView } from "./blocks.ts";
-import { ChannelPace, type Fault, Faults, LIMITED_HISTORY_METHODS, LimitedHistory } from "./faults.ts";
+import {
+  ChannelPace,
+  type Fault,
+  Faults,
+  HeldCall,
+  LIMITED_HISTORY_METHODS,
+  LimitedHistory,
+} from "./faults.ts";
 import { type Clock, slackId } from "./ids.ts";
 import { findInjections, type Injection, type InjectionOptions } from "./injections.ts";
 import { Args, type AuthInfo, SlackApiError } from "./methods/context.ts";
@@ -280,6 +287,11 @@ export interface FakeSlack {
    * timeout: it gave up on a call that worked); as `hangNext`.
    */
   answerLateNext(method: string, delayMs: number, count?: number, options?: FaultScope): void;
+  /**
+   * The next call of `method` (as `hangNext`) waits before Slack takes it, until the test calls `release()` on what
+   * this returns; its `arrived` resolves once the call reached Slack. `close()` releases any still held.
+   */
+  holdNext(method: string, options?: FaultScope): HeldCall;
   clearFaults(): void;
 
   waitFor<T>(predicate: () => T | undefined | null | false, opts?: WaitForOptions): Promise<T>;
@@ -306,6 +318,7 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
   const scopes = new Set(options.scopes ?? DEFAULT_BOT_SCOPES);
   const methods = methodTable(options.functionOutputs ?? DEFAULT_FUNCTION_OUTPUTS);
   const faults = new Faults();
+  const held = new Set<HeldCall>();
   const pace = options.channelPace
     ? new ChannelPace(options.channelPace.perSecond, options.channelPace.burst)
     : undefined;
@@ -370,6 +383,10 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
       typeof args.channel === "string" ? args.channel : undefined,
       typeof args.text === "string" ? args.text : undefined,
     );
+    if (fault?.kind === "hold") {
+      fault.gate.arrive();
+      await fault.gate.released;
+    }
     if (fault?.kind === "hang") {
       record.httpStatus = 0;
       return record; // never answered; close() drops the connection
@@ -634,6 +651,12 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
       faults.add(method, count, { kind: "lost_answer" }, options.channel, options.text),
     answerLateNext: (method, delayMs, count = 1, options = {}) =>
       faults.add(method, count, { kind: "late_answer", delayMs }, options.channel, options.text),
+    holdNext: (method, options = {}) => {
+      const gate = new HeldCall();
+      held.add(gate);
+      faults.add(method, 1, { kind: "hold", gate }, options.channel, options.text);
+      return gate;
+    },
     clearFaults: () => faults.clear(),
 
     waitFor<T>(predicate: () => T | undefined | null | false, opts: WaitForOptions = {}): Promise<T> {
@@ -674,6 +697,7 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     },
 
     async close() {
+      for (const gate of held) gate.release();
       socket.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,11 +1,13 @@
 /**
  * The approval's durable jobs, one queue each (src/jobs/queues.ts), each once per order:
  * - `approval-request`: the order's message ("Waiting for approval from …") and a DM to every approver, retried
- *   for those whose DM Slack did not take (each DM sent is recorded, and not sent again; each attempted too, so a
- *   retry after a lost answer finds the DM instead of sending another);
+ *   for those whose DM Slack did not take (each DM sent is recorded, and not sent again; each claimed first, one
+ *   claim per approver and round shared with the reminder, so the two never both DM an approver, and the claim is
+ *   the DM's attempt, so a retry after a lost answer finds the DM instead of sending another: ask.ts);
  * - `approval-decision`: after a decision or the expiry, every approver DM shows it (buttons gone), the order's
  *   thread is told once, a rejected or expired workflow order fails its step, the order's message shows the end;
- * - `approval-reminder`: one reminder to each approver who has not decided, if the order still waits;
+ * - `approval-reminder`: one reminder to each approver who has not decided, if the order still waits (an approver
+ *   whose DM had failed is DMed now instead, under the same claim as the request job's);
  * - `approval-expiry`: the order expires if still waiting (the same conditional decision as a click).
  * Each reads the order first and does only what is not done yet (recorded per DM), so a run repeated after a
  * restart repeats nothing. The reminder and the expiry are due at times taken from the app's clock when the order
@@ -57,18 +59,18 @@ export interface ApprovalJobsDeps extends Omit<ApprovalDeps, "logger"> {
   /** When an order starts or stops waiting for these approvers (their App Home's "Waiting for your approval"). */
   onApproversChanged?: (userIds: readonly string[]) => void;
   /**
-   * How old an approver's reminder claim must be before another run takes it over (default: the longest a run of
-   * the reminder queue may take, after which the worker has aborted it).
+   * How old a claim on an approver's DM or reminder must be before another run takes it over (default: the longest a
+   * run of the request or the reminder queue may take, after which the worker has aborted it).
    */
-  reminderLeaseMs?: number;
+  claimLeaseMs?: number;
   logger?: Logger;
 }
 
 /** How long a decision job waits for the order's message before telling its thread. */
 const MESSAGE_WAIT_MS = 2000;
 /**
- * How long a reminder run waits for another run's claim to be sent or to expire. Fifty waits in a row
- * (`MAX_CONSECUTIVE_DEFERRALS`) outlast the default lease (two minutes), so a dead run's claim is taken over.
+ * How long a run waits for another run's claim (an approver's DM, a reminder) to be sent or to expire. Fifty waits in
+ * a row (`MAX_CONSECUTIVE_DEFERRALS`) outlast the default lease (two minutes), so a dead run's claim is taken over.
  */
 const CLAIM_WAIT_MS = 3000;
 
@@ -91,8 +93,12 @@ export function workflowRefusalMessage(order: Order): string {
 export function approvalJobHandlers(deps: ApprovalJobsDeps) {
   const baseLogger = (deps.logger ?? pino({ level: "silent" })).child({ component: "approvals" });
   const now = deps.now ?? (() => new Date());
-  const reminderLeaseMs =
-    deps.reminderLeaseMs ?? DEFAULT_POLICIES[QUEUES.approvalReminder].expireInSeconds * 1000;
+  const claimLeaseMs =
+    deps.claimLeaseMs ??
+    Math.max(
+      DEFAULT_POLICIES[QUEUES.approvalRequest].expireInSeconds,
+      DEFAULT_POLICIES[QUEUES.approvalReminder].expireInSeconds,
+    ) * 1000;
 
   /** Puts the run off until `dueAt` (ISO) by the app's clock, when the queue ran it sooner. */
   function dueByAppClock(dueAt: string): void {
@@ -156,7 +162,9 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
       return;
     }
     // Each DM Slack took is recorded at once, so a retry asks only the approvers whose DM failed.
-    const { failed, failure } = await askApprovers(deps, order, approvers, log, job.signal);
+    const { failed, failure, held } = await askApprovers(deps, order, approvers, log, job.signal, {
+      leaseMs: claimLeaseMs,
+    });
     deps.onOrderChanged?.(order);
     deps.onApproversChanged?.(approvers);
     // Decided while the DMs went out: the decision job may have missed the last ones, and nobody is asked any more.
@@ -171,6 +179,11 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
         "approvers not DMed yet; the job is retried for them (and the reminder asks them when it falls due)",
       );
       throw failure;
+    }
+    // Being asked by the reminder right now: checked again until it recorded the DM, or its claim can be taken over.
+    if (held.length > 0) {
+      log.info({ approvers: held }, "another run is DMing approvers; checking again");
+      throw new RetryLaterError(CLAIM_WAIT_MS, "another run is DMing an approver; checking again");
     }
   };
 
@@ -236,9 +249,12 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     // Due before the request's DMs went out (a reminder due at once, or DMs still failing): once they are.
     if (before.length === 0)
       throw new RetryLaterError(MESSAGE_WAIT_MS, "the approvers' DMs are not sent yet");
-    // Approvers whose DM failed until the request job gave up are asked now: the DM is their reminder.
-    const missing = await askApprovers(deps, order, await roundApprovers(order), log, job.signal);
-    for (const approver of missing.asked) await markApproverReminded(deps.store, order.id, approver);
+    // Approvers whose DM failed until the request job gave up are asked now: the DM is their reminder (recorded as
+    // reminded with it). One the request job is DMing at this moment is left to it; its DM is their reminder too.
+    const missing = await askApprovers(deps, order, await roundApprovers(order), log, job.signal, {
+      leaseMs: claimLeaseMs,
+      asReminder: true,
+    });
     if (missing.asked.length > 0) deps.onApproversChanged?.(missing.asked);
     const dms = await listApprovalMessages(deps.store, order.id);
     // Claim, send, record. The claim keeps two runs at once from reminding anyone twice; `reminded_at` is set only
@@ -252,7 +268,7 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     let heldByAnotherRun = false;
     for (const dm of dms) {
       if (dm.remindedAt) continue;
-      const claim = await claimReminder(deps.store, order.id, dm.approver, reminderLeaseMs);
+      const claim = await claimReminder(deps.store, order.id, dm.approver, claimLeaseMs);
       if (!claim) {
         heldByAnotherRun = true;
         continue;
@@ -272,8 +288,15 @@ export function approvalJobHandlers(deps: ApprovalJobsDeps) {
     failure ??= missing.failure;
     if (failure !== null) throw failure;
     // Claimed by another run: checked again until that run recorded it, or its claim expired and can be taken over.
-    if (heldByAnotherRun && (await listApprovalMessages(deps.store, order.id)).some((m) => !m.remindedAt)) {
-      throw new RetryLaterError(CLAIM_WAIT_MS, "another run is reminding an approver; checking again");
+    // So is an approver's DM held by the request job (its DM, once recorded, is their reminder).
+    const unfinished =
+      missing.held.length > 0 ||
+      (heldByAnotherRun && (await listApprovalMessages(deps.store, order.id)).some((m) => !m.remindedAt));
+    if (unfinished) {
+      throw new RetryLaterError(
+        CLAIM_WAIT_MS,
+        "another run is reminding or DMing an approver; checking again",
+      );
     }
     log.info("approvers reminded");
   };

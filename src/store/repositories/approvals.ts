@@ -2,8 +2,9 @@
  * Approvals in the store: what an order waiting for approval asked for (`orders.approval`), the decision (one
  * conditional UPDATE: only an order still `awaiting_approval` is decided, so the first decision wins), and the
  * approvers' DMs (`approval_messages`), each updated with the decision and reminded once (claimed, then recorded as
- * sent). Each post the approval makes is recorded as attempted before Slack is called (`approval_dm_attempts`,
- * `remind_attempted_at`, `approval_announce_attempted_at`), so a retry after a lost answer looks for it first.
+ * sent). Each post the approval makes is recorded as attempted before Slack is called (`approval_dm_attempts`, with
+ * the DM's claim: approval-dm-claims.ts; `remind_attempted_at`, `approval_announce_attempted_at`), so a retry after a
+ * lost answer looks for it first.
  * Like orders.ts, every function runs one statement on the `Queryable` it is given.
  */
 import type { ApprovalOutcome, ApprovalRequest, OrderApproval } from "../../orders/model/approval.ts";
@@ -154,39 +155,6 @@ function mapMessage(row: Row): ApprovalMessage {
     remindAttemptedAt: row.remind_attempted_at ?? null,
     decidedShownAt: row.decided_shown_at ?? null,
   };
-}
-
-/**
- * Records that the approver's DM is about to be sent (before Slack is called); returns when an earlier attempt was
- * recorded (its answer may have been lost: look for the DM before sending it again), or null for the first.
- */
-export async function markApprovalDmAttempted(
-  q: Queryable,
-  orderId: string,
-  approver: string,
-): Promise<Date | null> {
-  const { rows } = await q.query(
-    `WITH before AS (SELECT attempted_at FROM approval_dm_attempts WHERE order_id = $1 AND approver = $2),
-     first AS (
-       INSERT INTO approval_dm_attempts (order_id, approver, attempted_at) VALUES ($1, $2, now())
-       ON CONFLICT (order_id, approver) DO NOTHING
-     )
-     SELECT attempted_at FROM before`,
-    [orderId, approver],
-  );
-  return (rows[0]?.attempted_at as Date | undefined) ?? null;
-}
-
-/** Records an approver's DM (once per order and approver). */
-export async function recordApprovalMessage(
-  q: Queryable,
-  message: Pick<ApprovalMessage, "orderId" | "approver" | "channelId" | "messageTs">,
-): Promise<void> {
-  await q.query(
-    `INSERT INTO approval_messages (order_id, approver, channel_id, message_ts) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (order_id, approver) DO NOTHING`,
-    [message.orderId, message.approver, message.channelId, message.messageTs],
-  );
 }
 
 export async function listApprovalMessages(q: Queryable, orderId: string): Promise<ApprovalMessage[]> {

@@ -69,6 +69,10 @@ export interface HarnessOptions {
   channels?: SlackWorldOptions["channels"];
   /** Scopes the fake Slack grants the bot token (default: the manifest's). */
   scopes?: SlackWorldOptions["scopes"];
+  /** Per Slack Web API call (default 5 s). */
+  slackTimeoutMs?: number;
+  /** Retries of the approval jobs (default 1 s apart, 3 times). */
+  approvalPolicy?: SlackWorldOptions["approvalPolicy"];
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
@@ -112,6 +116,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     ...(options.budgetThreadWaitMs !== undefined && { budgetThreadWaitMs: options.budgetThreadWaitMs }),
     ...(options.unsentAlerts && { unsentAlerts: options.unsentAlerts }),
     ...(options.scopes && { scopes: options.scopes }),
+    ...(options.slackTimeoutMs !== undefined && { slackTimeoutMs: options.slackTimeoutMs }),
+    ...(options.approvalPolicy && { approvalPolicy: options.approvalPolicy }),
   });
   const { fake, store, requests } = world;
   const user = (userId: string) => new SlackUser({ fake, requests, userId, timeoutMs: 8000 });
