@@ -8,9 +8,10 @@
  *   message of a channel that refused it went instead (not a member, archived). A DM is posted to the person; its
  *   history is read by the conversation's id, which `conversations.open` gives (`im:write`, then `im:history`).
  *
- * Workflow orders have no DM to look in (their requester is the bot). Without the scopes to look (an app installed
- * before they were added), it says so once per kind of place and finds nothing: the message is posted again, a
- * possible duplicate rather than a lost message.
+ * The DM is read only when the channel shows no such message (or refuses the app). Workflow and command-line orders
+ * have no DM to look in (their requester is the bot, or nobody in Slack). Without the scopes to look (an app
+ * installed before they were added), it says so once per kind of place and finds nothing: the message is posted
+ * again, a possible duplicate rather than a lost message.
  */
 import { type Logger, pino } from "pino";
 import type { Order, OriginMessage } from "../orders/model/order.ts";
@@ -118,8 +119,9 @@ export function createOrderMessageFinder(
         };
       }
     }
-    // Workflow orders have no DM (their requester is the bot); a DM channel was searched already.
-    if (order.source === "workflow" || channel?.startsWith("D")) return null;
+    // Workflow and command-line orders have no requester's DM (the bot, or nobody in Slack); a DM channel was searched.
+    if (order.source === "workflow" || order.source === "cli" || channel?.startsWith("D")) return null;
+    if (!USER_ID.test(order.requestedBy)) return null;
     // An App Home order's message, or the one a refusing channel sent to the requester's DM (with its own thread).
     const dm = await inRequesterDm(order, signal);
     if (!dm) return null;
