@@ -11,8 +11,6 @@ import type { JobInfo, QueueName } from "../../src/jobs/index.ts";
 import { QUEUES } from "../../src/jobs/queues.ts";
 import { approvalJobId } from "../../src/orders/approvals/request.ts";
 import { listApprovalMessages } from "../../src/store/repositories/approvals.ts";
-import { TEST_KEY } from "../supplier/support/fixtures.ts";
-import { type StubSupplier, startStubSupplier } from "../supplier/support/stub-supplier.ts";
 import {
   approvalConfig,
   approvalDmFor,
@@ -22,17 +20,13 @@ import {
   remindersUnder,
   runWhenDue,
 } from "./support/approvals.ts";
-import { BOSS, type Harness, MANAGER, startHarness } from "./support/harness.ts";
+import { BOSS, MANAGER, type StubbedHarness, startOnStubSupplier } from "./support/harness.ts";
 
 describe("an approver DMed by the request job and the reminder at once", () => {
-  let supplier: StubSupplier;
-  let h: Harness;
+  let h: StubbedHarness;
 
   beforeAll(async () => {
-    supplier = await startStubSupplier([]);
-    h = await startHarness({
-      supplierUrl: supplier.baseUrl,
-      apiKey: TEST_KEY,
+    h = await startOnStubSupplier([], {
       // The approvers in order: MANAGER, then BOSS (of IT_LEADS); the requester is not asked.
       config: approvalConfig([{ always: true }], { remindAfterHours: 24, expireAfterDays: 7 }),
       // A held call must not reach the client's timeout: that would be a lost answer, another story.
@@ -44,7 +38,6 @@ describe("an approver DMed by the request job and the reminder at once", () => {
 
   afterAll(async () => {
     await h?.close();
-    await supplier?.close();
   });
 
   /** Makes a waiting or deferred job due now (by the database's clock, which the queue runs by). */

@@ -8,27 +8,25 @@
  * cost. Over the real wire, once per transport (signed HTTP requests, Socket Mode envelopes), on the store of
  * DATABASE_URL or PGlite.
  */
-import { Writable } from "node:stream";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Order } from "../../src/orders/model/order.ts";
 import { DEFAULT_BOT_SCOPES, type FakeMessage } from "../../tools/fake-slack/index.ts";
-import { TEST_KEY } from "../supplier/support/fixtures.ts";
-import { type StubSupplier, startStubSupplier, success } from "../supplier/support/stub-supplier.ts";
+import { success } from "../supplier/support/stub-supplier.ts";
 import {
   AGENT,
   type Harness,
   NO_BOT,
-  startHarness,
+  type StubbedHarness,
+  startOnStubSupplier,
   TRANSPORTS,
   type Transport,
   VALID_FORM,
 } from "./support/harness.ts";
+import { captureLog } from "./support/log.ts";
+import { interruptNextPost, LOST_ANSWER_MODES } from "./support/lost-answers.ts";
 
-/** Longer than the client's timeout (the harness's 5 s): the app has given up on the call by then. */
-const LATE_MS = 8_000;
-
-const MODES = ["lost_answer", "late_answer"] as const;
+/** A placement for each order of a harness (each with its own correlation id). */
+const placements = () => Array.from({ length: 4 }, () => success());
 
 let homeEvents = 0;
 
@@ -78,87 +76,72 @@ function inDm(h: Harness, ticket: string): FakeMessage[] {
 describe.each(TRANSPORTS)("over %s", (transport: Transport) => {
   /** Ticket ids (ABC-123) of this transport and fault mode, apart from the other runs'. */
   const T = transport === "http" ? "H" : "S";
-  describe.each(MODES)("an order's message in the requester's DM whose answer Slack lost (%s)", (mode) => {
-    let supplier: StubSupplier;
-    let h: Harness;
+  describe.each(LOST_ANSWER_MODES)(
+    "an order's message in the requester's DM whose answer Slack lost (%s)",
+    (mode) => {
+      let h: StubbedHarness;
 
-    beforeAll(async () => {
-      supplier = await startStubSupplier(Array.from({ length: 4 }, () => success()));
-      h = await startHarness({ transport, supplierUrl: supplier.baseUrl, apiKey: TEST_KEY });
-    });
+      beforeAll(async () => {
+        h = await startOnStubSupplier(placements(), { transport });
+      });
 
-    afterAll(async () => {
-      await h?.close();
-      await supplier?.close();
-    });
+      afterAll(async () => {
+        await h?.close();
+      });
 
-    function interruptNextDm(): void {
-      if (mode === "lost_answer") h.fake.loseAnswerNext("chat.postMessage", 1, { channel: AGENT });
-      else h.fake.answerLateNext("chat.postMessage", LATE_MS, 1, { channel: AGENT });
-    }
+      const interruptNextDm = () => interruptNextPost(h, mode, { channel: AGENT });
 
-    it("an App Home order: posted once, the retry finds it in the DM and records it", async () => {
-      interruptNextDm();
-      const ticket = `HOME${T}${mode === "lost_answer" ? "L" : "T"}-1`;
-      const order = await orderFromHome(h, ticket);
-      const shown = inDm(h, ticket);
-      expect(shown.map((m) => m.ts)).toEqual([order.slackMessageTs]);
-      expect(order.slackChannelId).toBe(shown[0]?.channel);
-      expect(order.slackThreadTs).toBe(order.slackMessageTs);
-      // Posted to the person; the retry read the DM by the id conversations.open gave.
-      const tries = h.fake.calls("chat.postMessage").filter((c) => c.args.channel === AGENT);
-      expect(tries).toHaveLength(1);
-      const open = h.fake.calls("conversations.open").filter((c) => c.args.users === AGENT);
-      expect(open.length).toBeGreaterThan(0);
-      const reads = h.fake
-        .calls("conversations.history")
-        .filter((c) => c.args.channel === order.slackChannelId);
-      expect(reads.length).toBeGreaterThan(0);
-    });
+      it("an App Home order: posted once, the retry finds it in the DM and records it", async () => {
+        interruptNextDm();
+        const ticket = `HOME${T}${mode === "lost_answer" ? "L" : "T"}-1`;
+        const order = await orderFromHome(h, ticket);
+        const shown = inDm(h, ticket);
+        expect(shown.map((m) => m.ts)).toEqual([order.slackMessageTs]);
+        expect(order.slackChannelId).toBe(shown[0]?.channel);
+        expect(order.slackThreadTs).toBe(order.slackMessageTs);
+        // Posted to the person; the retry read the DM by the id conversations.open gave.
+        const tries = h.fake.calls("chat.postMessage").filter((c) => c.args.channel === AGENT);
+        expect(tries).toHaveLength(1);
+        const open = h.fake.calls("conversations.open").filter((c) => c.args.users === AGENT);
+        expect(open.length).toBeGreaterThan(0);
+        const reads = h.fake
+          .calls("conversations.history")
+          .filter((c) => c.args.channel === order.slackChannelId);
+        expect(reads.length).toBeGreaterThan(0);
+      });
 
-    it("an order its channel refused: the note in the DM is posted once, and its updates thread under it", async () => {
-      interruptNextDm();
-      const ticket = `NOBOT${T}${mode === "lost_answer" ? "L" : "T"}-1`;
-      const { triggerId } = await h.agent.runCommand({ channel: NO_BOT, command: "/order", text: ticket });
-      const view = await h.agent.openedModal(triggerId);
-      const submitted = await h.agent.submit(view.id, { ...VALID_FORM, ticket });
-      expect(submitted.outcome.outcome).toBe("closed");
-      const order = await recorded(h, ticket);
-      const shown = inDm(h, ticket);
-      expect(shown.map((m) => m.ts)).toEqual([order.slackMessageTs]);
-      expect(JSON.stringify(shown[0]?.versions[0]?.blocks)).toMatch(/invite @Order Desk/);
-      expect(order.slackChannelId).toBe(shown[0]?.channel);
-      expect(order.slackThreadTs).toBe(order.slackMessageTs);
-      expect(h.fake.topLevel(NO_BOT)).toHaveLength(0);
-    });
-  });
+      it("an order its channel refused: the note in the DM is posted once, and its updates thread under it", async () => {
+        interruptNextDm();
+        const ticket = `NOBOT${T}${mode === "lost_answer" ? "L" : "T"}-1`;
+        const { triggerId } = await h.agent.runCommand({ channel: NO_BOT, command: "/order", text: ticket });
+        const view = await h.agent.openedModal(triggerId);
+        const submitted = await h.agent.submit(view.id, { ...VALID_FORM, ticket });
+        expect(submitted.outcome.outcome).toBe("closed");
+        const order = await recorded(h, ticket);
+        const shown = inDm(h, ticket);
+        expect(shown.map((m) => m.ts)).toEqual([order.slackMessageTs]);
+        expect(JSON.stringify(shown[0]?.versions[0]?.blocks)).toMatch(/invite @Order Desk/);
+        expect(order.slackChannelId).toBe(shown[0]?.channel);
+        expect(order.slackThreadTs).toBe(order.slackMessageTs);
+        expect(h.fake.topLevel(NO_BOT)).toHaveLength(0);
+      });
+    },
+  );
 
   describe("without the DM history scope", () => {
-    let supplier: StubSupplier;
-    let h: Harness;
-    const logged: Record<string, unknown>[] = [];
+    let h: StubbedHarness;
+    const log = captureLog("warn");
 
     beforeAll(async () => {
-      supplier = await startStubSupplier(Array.from({ length: 4 }, () => success()));
-      const stream = new Writable({
-        write(chunk, _encoding, callback) {
-          for (const line of String(chunk).split("\n").filter(Boolean))
-            logged.push(JSON.parse(line) as Record<string, unknown>);
-          callback();
-        },
-      });
-      h = await startHarness({
+      h = await startOnStubSupplier(placements(), {
         transport,
-        supplierUrl: supplier.baseUrl,
-        apiKey: TEST_KEY,
         scopes: DEFAULT_BOT_SCOPES.filter((scope) => scope !== "im:history"),
-        logger: pino({ level: "warn" }, stream),
+        logger: log.logger,
       });
     });
 
     afterAll(async () => {
       await h?.close();
-      await supplier?.close();
     });
 
     it("posts again after a lost answer rather than lose the message, and says so once", async () => {
@@ -173,7 +156,7 @@ describe.each(TRANSPORTS)("over %s", (transport: Transport) => {
       const reads = h.fake.calls("conversations.history");
       expect(reads.length).toBeGreaterThan(0);
       expect(reads.every((c) => (c.response as { error?: string }).error === "missing_scope")).toBe(true);
-      const warnings = logged.filter((l) => String(l.msg).includes("requester's DM"));
+      const warnings = log.lines().filter((l) => String(l.msg).includes("requester's DM"));
       expect(warnings).toHaveLength(1);
       expect(String(warnings[0]?.msg)).toContain("im:history");
     });
