@@ -8,7 +8,6 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,8 +19,11 @@ import { type SandboxHandle, type SandboxOptions, startSandbox } from "../src/sa
 import { type FakeSecretsManager, startFakeSecretsManager } from "./fake-secrets-manager.ts";
 import { type FakeSlack, type FakeSlackOptions, SlackUser, startFakeSlack } from "./fake-slack/index.ts";
 import { fakeSlackToken } from "./fake-tokens.ts";
+import { freePort } from "./free-port.ts";
 import { createSlackRequests, type SlackRequests } from "./slack-requests.ts";
 import { type WorldClock, worldClock } from "./world-clock.ts";
+
+export { freePort };
 
 export const EXAMPLE_CUSTOMER_CONFIG = fileURLToPath(
   new URL("../examples/order-desk.config.yml", import.meta.url),
@@ -34,18 +36,6 @@ export const ALT_DIALECT_SUPPLIER_EVENTS = fileURLToPath(
 export const SECRET_ID = "order-desk/supplier-api-key";
 /** Order Desk's Slack events path in HTTP mode (src/slack/app.ts; not imported, to keep Bolt out of here). */
 const SLACK_EVENTS_PATH = "/slack/events";
-
-/** A port free right now: Order Desk's is chosen before the sandbox starts, which delivers webhooks to it. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface WorldOptions {
   /** Sandbox time compression (a one-parcel order's fulfilment takes ~38 min / speed). Default 1. */

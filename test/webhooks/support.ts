@@ -9,9 +9,11 @@ import { loadCustomerConfig } from "../../src/config/customer.ts";
 import { healthRoutes, storeCheck } from "../../src/http/health.ts";
 import { type HttpServer, startHttpServer } from "../../src/http/server.ts";
 import { createJobs, type Jobs } from "../../src/jobs/index.ts";
+import { QUEUES } from "../../src/jobs/queues.ts";
 import type { Order } from "../../src/orders/model/order.ts";
 import type { AdminAlert } from "../../src/orders/ports.ts";
 import type { SlackChat } from "../../src/orders/updates/chat-port.ts";
+import { postUpdateJobId } from "../../src/orders/updates/enqueue.ts";
 import { ChannelPacer } from "../../src/orders/updates/pacer.ts";
 import { workPostUpdates } from "../../src/orders/updates/post-update.ts";
 import type { PostUpdateDeps, PostUpdateWorker } from "../../src/orders/updates/post-update-deps.ts";
@@ -291,4 +293,23 @@ export async function until<T>(
       throw new Error(`${what}: not reached in ${timeoutMs} ms; last: ${JSON.stringify(value)}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/**
+ * Waits until the post-update job of each event has completed: the run that posted it is over. A reply shows in
+ * the thread, and its event is marked posted, before the rest of that run (the date notices, the requester's DM,
+ * what they count, the status line), so what a test asserts about those must wait for this. (When another job of
+ * the order posted the event, that run ended before this one started: one poster per order at a time.) Each event
+ * needs a job of its own, as every event has at the harness's default settle delay (0): with a longer one, an
+ * event that arrives while its order's job waits to start has none.
+ */
+export async function runsDone(h: Pick<Harness, "jobs">, events: readonly { id: string }[]): Promise<void> {
+  await until(
+    () =>
+      Promise.all(
+        events.map(async (e) => (await h.jobs.getJob(QUEUES.postUpdate, postUpdateJobId(e.id)))?.state),
+      ),
+    (states) => states.every((state) => state === "completed"),
+    `the post-update runs of ${events.length} event(s) done`,
+  );
 }
