@@ -71,6 +71,38 @@ export async function composeOrderDesk(started: Started): Promise<OrderDesk> {
   });
   botIdentityCheck.catch(() => {});
 
+  // The supplier API keys are read, and Secrets Manager's webhook secrets source set up, while the store opens: from
+  // Secrets Manager that is loading the AWS SDK and a round trip, which the key expiry check and the first /readyz
+  // (it checks the keys) otherwise waited for after the job queue had started. A failure is left to them to report.
+  const secretsClientOptions = {
+    ...(config.aws.region ? { region: config.aws.region } : {}),
+    ...(config.aws.secretsManagerEndpoint ? { endpoint: config.aws.secretsManagerEndpoint } : {}),
+    ...(options.secretsCredentials ? { credentials: options.secretsCredentials } : {}),
+  };
+  const apiKeys = createApiKeyProvider({
+    secretId: config.apiKey.secretId,
+    envKey: config.apiKey.envKey,
+    ttlMs: config.apiKey.cacheTtlMs,
+    production,
+    logger,
+    clientOptions: secretsClientOptions,
+  });
+  const secretIds = [
+    apiKeys.secretId,
+    ...customer.config.profiles.flatMap((p) => (p.apiKeySecretId ? [p.apiKeySecretId] : [])),
+  ];
+  const keyCheck = supplierKeyCheck(apiKeys.provider, secretIds);
+  keyCheck(new AbortController().signal).catch(() => {});
+  const webhookSecretsLoading = createWebhookSecrets({
+    signing: customer.config.supplierEvents.signing,
+    secretId: config.webhooks.secretId,
+    secrets: config.webhooks.secrets,
+    ttlMs: config.apiKey.cacheTtlMs,
+    logger,
+    clientOptions: secretsClientOptions,
+  });
+  webhookSecretsLoading.catch(() => {});
+
   try {
     const store = await opening;
     cleanups.push(() => store.close());
@@ -94,28 +126,7 @@ export async function composeOrderDesk(started: Started): Promise<OrderDesk> {
     await jobs.start();
     cleanups.push(() => jobs.stop({ graceMs: config.shutdownGraceMs }));
 
-    const secretsClientOptions = {
-      ...(config.aws.region ? { region: config.aws.region } : {}),
-      ...(config.aws.secretsManagerEndpoint ? { endpoint: config.aws.secretsManagerEndpoint } : {}),
-      ...(options.secretsCredentials ? { credentials: options.secretsCredentials } : {}),
-    };
-    const apiKeys = createApiKeyProvider({
-      secretId: config.apiKey.secretId,
-      envKey: config.apiKey.envKey,
-      ttlMs: config.apiKey.cacheTtlMs,
-      production,
-      logger,
-      clientOptions: secretsClientOptions,
-    });
-    const webhookSecrets = await createWebhookSecrets({
-      signing: customer.config.supplierEvents.signing,
-      secretId: config.webhooks.secretId,
-      secrets: config.webhooks.secrets,
-      ttlMs: config.apiKey.cacheTtlMs,
-      logger,
-      clientOptions: secretsClientOptions,
-    });
-
+    const webhookSecrets = await webhookSecretsLoading;
     const botIdentity = await botIdentityCheck;
     // One pace per channel for every post of this process: order messages, replies and alerts.
     const pacer = new ChannelPacer();
@@ -173,10 +184,6 @@ export async function composeOrderDesk(started: Started): Promise<OrderDesk> {
     });
     cleanups.push(() => supplierSide.sweeper.stop());
 
-    const secretIds = [
-      apiKeys.secretId,
-      ...customer.config.profiles.flatMap((p) => (p.apiKeySecretId ? [p.apiKeySecretId] : [])),
-    ];
     const expiry = new ExpiryWatch({
       provider: apiKeys.provider,
       secretIds,
@@ -195,7 +202,7 @@ export async function composeOrderDesk(started: Started): Promise<OrderDesk> {
       checks: {
         store: storeCheck(store),
         queue: () => jobs.stats().then(() => {}),
-        supplierKey: supplierKeyCheck(apiKeys.provider, secretIds),
+        supplierKey: keyCheck,
         // Socket Mode: Slack's requests reach this process only while a connection is open.
         ...(config.slack.mode === "socket" ? { slack: socketCheck(slack) } : {}),
       },
