@@ -1,13 +1,13 @@
 /**
- * The composition root: `startOrderDesk` reads the customer file, starts opening the store, and has compose.ts
+ * The composition root: `startOrderDesk` starts opening the store, reads the customer file, and has compose.ts
  * build every other part with its dependencies and start them in order; `stop` stops them in the reverse order on
  * SIGTERM. No business rule lives here.
  *
- * The store opens first, while the rest of the app's modules load (compose.ts is imported only then): on the
- * embedded store its WebAssembly compiles and a new store is unpacked from the prebuilt data directory on other
- * threads and in a child process, which this thread otherwise waited for once it had loaded the app (docs/store.md,
- * "Start-up and memory of the embedded store"). The customer file is read before anything is touched, so a mistake
- * in it stops a start with no store opened, as before.
+ * The store opens first, while the customer file is read and the rest of the app's modules load (compose.ts is
+ * imported only then): on the embedded store its WebAssembly compiles and a new store is unpacked from the prebuilt
+ * data directory on other threads and in a child process, which this thread otherwise waited for once it had
+ * loaded the app (docs/store.md, "Start-up and memory of the embedded store"). The migrations wait for the customer
+ * file: a mistake in it stops a start with no migration applied, and a store this start created is taken back.
  */
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
@@ -21,6 +21,7 @@ import { createLogger } from "./log.ts";
 import type { Metrics } from "./metrics.ts";
 import type { SlackApp } from "./slack/app.ts";
 import { openStore, type Store } from "./store/db.ts";
+import { runMigrations } from "./store/migrate.ts";
 import { supplierEventsReader } from "./webhooks/events-reader.ts";
 
 export interface OrderDesk {
@@ -61,9 +62,6 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       format: config.log.format,
       logPersonalData: config.log.logPersonalData,
     });
-  const customer = createCustomer(await loadCustomerConfig(config.customerConfigPath));
-  const eventMapper = supplierEventsReader(customer.config.supplierEvents, config.webhooks.secrets);
-
   // A first start that fails (Slack refuses the token, say) takes back the embedded store it created, so the
   // next attempt starts as fresh as this one and no stray ./data is left where the user ran it.
   const newDataDir =
@@ -73,19 +71,36 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       ? resolve(config.store.dataDir)
       : null;
   const { databaseUrl, dataDir } = config.store;
-  const opening = openStore({ ...(databaseUrl ? { databaseUrl } : { dataDir }), logger });
-  opening.catch(() => {}); // awaited, and its failure reported, by composeOrderDesk
+  // Migrated below, once the customer file has been read.
+  const opened = openStore({ ...(databaseUrl ? { databaseUrl } : { dataDir }), logger, migrate: false });
+  opened.catch(() => {}); // awaited, and its failure reported, through `opening` below
 
   try {
+    // Read while the store opens: a mistake in it stops the start before any migration has run.
+    const customer = createCustomer(await loadCustomerConfig(config.customerConfigPath));
+    const eventMapper = supplierEventsReader(customer.config.supplierEvents, config.webhooks.secrets);
+    const opening = opened.then((store) => migrated(store, logger));
+    opening.catch(() => {}); // awaited, and its failure reported, by composeOrderDesk
     const { composeOrderDesk } = await import("./compose.ts");
     return await composeOrderDesk({ config, options, logger, customer, eventMapper, opening });
   } catch (error) {
     // composeOrderDesk stopped what it started; the store too, unless it failed before taking it (closing twice is fine).
-    await opening.then(
+    await opened.then(
       (store) => store.close(),
       () => {},
     );
     if (newDataDir) await rm(newDataDir, { recursive: true, force: true }).catch(() => {});
+    throw error;
+  }
+}
+
+/** The store once its pending migrations are applied; closed when one fails. */
+async function migrated(store: Store, logger: Logger): Promise<Store> {
+  try {
+    await runMigrations(store, { logger });
+    return store;
+  } catch (error) {
+    await store.close();
     throw error;
   }
 }
