@@ -105,6 +105,14 @@ async function bundle() {
         js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
       },
       plugins: [importMetaUrlOfOrigin(out)],
+      // Without comments and indentation (identifiers kept, so stack traces still name the functions): 5.2 MB
+      // of JavaScript instead of 7.9 MB, ≈ 20 ms less of a start's CPU and ≈ 10 MB less resident, most of it V8's
+      // copy of the source. A linked source map (no sources inside; they are the files of dist/ beside it) turns
+      // a stack trace back into dist/ lines under `node --enable-source-maps`.
+      minifyWhitespace: true,
+      minifySyntax: true,
+      sourcemap: "linked",
+      sourcesContent: false,
       logLevel: "warning",
     });
     return { ok: true };

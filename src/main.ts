@@ -1,6 +1,13 @@
 /**
- * The composition root: builds every part with its dependencies, starts them in order, and stops them in
- * the reverse order on SIGTERM. No business rule lives here.
+ * The composition root: `startOrderDesk` starts opening the store, reads the customer file, and has compose.ts
+ * build every other part with its dependencies and start them in order; `stop` stops them in the reverse order on
+ * SIGTERM. No business rule lives here.
+ *
+ * The store opens first, while the customer file is read and the rest of the app's modules load (compose.ts is
+ * imported only then): on the embedded store its WebAssembly compiles and a new store is unpacked from the prebuilt
+ * data directory on other threads and in a child process, which this thread otherwise waited for once it had
+ * loaded the app (docs/store.md, "Start-up and memory of the embedded store"). The migrations wait for the customer
+ * file: a mistake in it stops a start with no migration applied, and a store this start created is taken back.
  */
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
@@ -9,29 +16,13 @@ import type { Logger } from "pino";
 import { type Customer, createCustomer } from "./config/catalog.ts";
 import { loadCustomerConfig } from "./config/customer.ts";
 import type { Config } from "./config.ts";
-import { createReadiness, healthRoutes, socketCheck, storeCheck } from "./http/health.ts";
-import { metricsRoute } from "./http/metrics.ts";
-import { type HttpServer, startHttpServer } from "./http/server.ts";
-import { workJobs } from "./job-workers.ts";
-import { createJobs, type Jobs } from "./jobs/index.ts";
+import type { Jobs } from "./jobs/index.ts";
 import { createLogger } from "./log.ts";
-import { createMetrics, type Metrics } from "./metrics.ts";
-import { registerBudgetMetrics } from "./metrics-budgets.ts";
-import { meteredSupplier } from "./metrics-supplier.ts";
-import { spendThisMonth } from "./orders/budget/spend.ts";
-import type { AdminAlert } from "./orders/ports.ts";
-import { ChannelPacer } from "./orders/updates/pacer.ts";
-import { redactUrl } from "./redact-url.ts";
-import { ExpiryWatch } from "./secrets/expiry.ts";
-import { createApiKeyProvider, createWebhookSecrets } from "./secrets/factory.ts";
-import { supplierKeyCheck } from "./secrets/readiness.ts";
-import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "./slack/app.ts";
-import * as functions from "./slack/listeners/functions/index.ts";
-import { checkBotToken, HistoryPace } from "./slack/outbound/index.ts";
+import type { Metrics } from "./metrics.ts";
+import type { SlackApp } from "./slack/app.ts";
 import { openStore, type Store } from "./store/db.ts";
-import { SupplierClient } from "./supplier/client.ts";
-import { buildInfo } from "./version.ts";
-import { startSupplierSide, supplierEventsReader } from "./webhooks/wiring.ts";
+import { runMigrations } from "./store/migrate.ts";
+import { supplierEventsReader } from "./webhooks/events-reader.ts";
 
 export interface OrderDesk {
   readonly config: Config;
@@ -71,31 +62,6 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
       format: config.log.format,
       logPersonalData: config.log.logPersonalData,
     });
-  const production = config.env === "production";
-  const now = options.now ?? (() => new Date());
-  const metrics = createMetrics({ defaultMetrics: options.defaultMetrics ?? true });
-  const customer = createCustomer(await loadCustomerConfig(config.customerConfigPath));
-  const eventMapper = supplierEventsReader(customer.config.supplierEvents, config.webhooks.secrets);
-
-  const cleanups: Array<() => Promise<void> | void> = [];
-  const stopAll = async () => {
-    for (const cleanup of cleanups.reverse()) {
-      try {
-        await cleanup();
-      } catch (error) {
-        logger.error({ err: error }, "error while stopping");
-      }
-    }
-  };
-
-  // Slack's auth.test runs while the store opens (both take a few hundred milliseconds at start-up); its
-  // failure is awaited, and reported, below.
-  const botIdentityCheck = checkBotToken({
-    token: config.slack.botToken,
-    timeoutMs: config.slack.timeoutMs,
-    apiUrl: config.slack.apiUrl,
-  });
-  botIdentityCheck.catch(() => {});
   // A first start that fails (Slack refuses the token, say) takes back the embedded store it created, so the
   // next attempt starts as fresh as this one and no stray ./data is left where the user ran it.
   const newDataDir =
@@ -104,200 +70,37 @@ export async function startOrderDesk(config: Config, options: StartOptions = {})
     !existsSync(resolve(config.store.dataDir))
       ? resolve(config.store.dataDir)
       : null;
+  const { databaseUrl, dataDir } = config.store;
+  // Migrated below, once the customer file has been read.
+  const opened = openStore({ ...(databaseUrl ? { databaseUrl } : { dataDir }), logger, migrate: false });
+  opened.catch(() => {}); // awaited, and its failure reported, through `opening` below
 
   try {
-    const { databaseUrl, dataDir } = config.store;
-    const store = await openStore({ ...(databaseUrl ? { databaseUrl } : { dataDir }), logger });
-    cleanups.push(() => store.close());
-    // Month-to-date spend against budget per profile, read at each scrape (no gauges without a budget).
-    if (customer.config.profiles.some((p) => p.budget))
-      registerBudgetMetrics(metrics.registry, () => spendThisMonth(store, customer.config, now()));
-
-    // Created before the job workers so that it is closed after them on shutdown: a placement still running
-    // (and retrying) during the grace period keeps its connection pool.
-    const supplierClient = new SupplierClient({
-      baseUrl: config.supplier.baseUrl,
-      environment: config.supplier.environment,
-      timeoutMs: config.supplier.timeoutMs,
-      retry: { maxAttempts: config.supplier.maxAttempts },
-      logger,
-    });
-    cleanups.push(() => supplierClient.close());
-    const supplier = meteredSupplier(supplierClient, metrics);
-
-    const jobs = createJobs({ store, logger });
-    await jobs.start();
-    cleanups.push(() => jobs.stop({ graceMs: config.shutdownGraceMs }));
-
-    const secretsClientOptions = {
-      ...(config.aws.region ? { region: config.aws.region } : {}),
-      ...(config.aws.secretsManagerEndpoint ? { endpoint: config.aws.secretsManagerEndpoint } : {}),
-      ...(options.secretsCredentials ? { credentials: options.secretsCredentials } : {}),
-    };
-    const apiKeys = createApiKeyProvider({
-      secretId: config.apiKey.secretId,
-      envKey: config.apiKey.envKey,
-      ttlMs: config.apiKey.cacheTtlMs,
-      production,
-      logger,
-      clientOptions: secretsClientOptions,
-    });
-    const webhookSecrets = await createWebhookSecrets({
-      signing: customer.config.supplierEvents.signing,
-      secretId: config.webhooks.secretId,
-      secrets: config.webhooks.secrets,
-      ttlMs: config.apiKey.cacheTtlMs,
-      logger,
-      clientOptions: secretsClientOptions,
-    });
-
-    const botIdentity = await botIdentityCheck;
-    // One pace per channel for every post of this process: order messages, replies and alerts.
-    const pacer = new ChannelPacer();
-    // One pace for reading conversations, within Slack's limits for apps outside its Marketplace.
-    const history = new HistoryPace();
-    const slack = createSlackApp({
-      mode: config.slack.mode,
-      botToken: config.slack.botToken,
-      botIdentity,
-      timeoutMs: config.slack.timeoutMs,
-      customer,
-      store,
-      jobs,
-      metrics,
-      approvalMetrics: metrics.approvals,
-      now,
-      socket: { metrics },
-      logger,
-      pacer,
-      history,
-      ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
-      ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
-      ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
-      register: (app, context) =>
-        functions.register(app, context, { deadlineMs: config.workflowPlacementDeadlineMs }),
-    });
-    const alertAdmins = (alert: AdminAlert) => slack.notifier.alertAdmins(alert);
-    workJobs({
-      config,
-      customer,
-      store,
-      jobs,
-      supplier,
-      apiKeys,
-      slack,
-      pacer,
-      history,
-      metrics,
-      alertAdmins,
-      now,
-      logger,
-    });
-
-    const supplierSide = startSupplierSide({
-      config,
-      supplierEvents: customer.config.supplierEvents,
-      mapper: eventMapper,
-      store,
-      jobs,
-      getSecrets: webhookSecrets,
-      alerts: slack.context.operators.alerts,
-      alertAdmins,
-      metrics,
-      logger,
-    });
-    cleanups.push(() => supplierSide.sweeper.stop());
-
-    const secretIds = [
-      apiKeys.secretId,
-      ...customer.config.profiles.flatMap((p) => (p.apiKeySecretId ? [p.apiKeySecretId] : [])),
-    ];
-    const expiry = new ExpiryWatch({
-      provider: apiKeys.provider,
-      secretIds,
-      logger,
-      onWarning: (warning) =>
-        alertAdmins({
-          key: `expiry:${warning.secretId}:${warning.versionId}:${warning.thresholdDays}`,
-          title: "The supplier API key expires soon",
-          text: `${warning.message} (secret ${warning.secretId}, key ${warning.redactedKey}). Rotate it: docs/secrets.md.`,
-        }),
-    });
-    cleanups.push(expiry.start());
-
-    let accepting = false;
-    const readiness = createReadiness({
-      checks: {
-        store: storeCheck(store),
-        queue: () => jobs.stats().then(() => {}),
-        supplierKey: supplierKeyCheck(apiKeys.provider, secretIds),
-        // Socket Mode: Slack's requests reach this process only while a connection is open.
-        ...(config.slack.mode === "socket" ? { slack: socketCheck(slack) } : {}),
-      },
-      accepting: () => accepting,
-      logger,
-    });
-    // Metrics and readiness details on their own listener, loopback by default: the public port tells a load
-    // balancer only "ready or not". Started first so that it is closed last (scrapes work while draining).
-    const ops: HttpServer = await startHttpServer({
-      host: config.ops.host,
-      port: config.ops.port,
-      logger: logger.child({ listener: "ops" }),
-      routes: [...healthRoutes(readiness, { details: true }), metricsRoute({ metrics, jobs })],
-    });
-    cleanups.push(() => ops.close({ graceMs: 1_000 }));
-    const http: HttpServer = await startHttpServer({
-      host: config.http.host,
-      port: config.http.port,
-      logger,
-      routes: [
-        ...healthRoutes(readiness),
-        supplierSide.route,
-        ...(slack.requestListener
-          ? [{ path: SLACK_EVENTS_PATH, methods: ["POST"], handler: slack.requestListener }]
-          : []),
-      ],
-    });
-    cleanups.push(() => http.close({ graceMs: 5_000 }));
-
-    await slack.start();
-    cleanups.push(() => slack.stop());
-    accepting = true;
-    // The first step of a shutdown: /readyz turns 503 and no new job is fetched; running ones finish later.
-    cleanups.push(async () => {
-      accepting = false;
-      await jobs.pause();
-    });
-    logger.info(
-      {
-        ...buildInfo(),
-        url: http.url,
-        opsUrl: ops.url,
-        slackMode: config.slack.mode,
-        store: store.kind,
-        supplier: redactUrl(config.supplier.baseUrl),
-      },
-      "Order Desk is running",
-    );
-
-    let stopping: Promise<void> | null = null;
-    return {
-      config,
-      url: http.url,
-      opsUrl: ops.url,
-      store,
-      jobs,
-      slack,
-      customer,
-      metrics,
-      stop() {
-        stopping ??= stopAll();
-        return stopping;
-      },
-    };
+    // Read while the store opens: a mistake in it stops the start before any migration has run.
+    const customer = createCustomer(await loadCustomerConfig(config.customerConfigPath));
+    const eventMapper = supplierEventsReader(customer.config.supplierEvents, config.webhooks.secrets);
+    const opening = opened.then((store) => migrated(store, logger));
+    opening.catch(() => {}); // awaited, and its failure reported, by composeOrderDesk
+    const { composeOrderDesk } = await import("./compose.ts");
+    return await composeOrderDesk({ config, options, logger, customer, eventMapper, opening });
   } catch (error) {
-    await stopAll();
+    // composeOrderDesk stopped what it started; the store too, unless it failed before taking it (closing twice is fine).
+    await opened.then(
+      (store) => store.close(),
+      () => {},
+    );
     if (newDataDir) await rm(newDataDir, { recursive: true, force: true }).catch(() => {});
+    throw error;
+  }
+}
+
+/** The store once its pending migrations are applied; closed when one fails. */
+async function migrated(store: Store, logger: Logger): Promise<Store> {
+  try {
+    await runMigrations(store, { logger });
+    return store;
+  } catch (error) {
+    await store.close();
     throw error;
   }
 }

@@ -7,7 +7,7 @@
  * within Slack's 3 s); the socket's `apps.connections.open` has its own, unending, retry loop.
  */
 import type { RequestListener } from "node:http";
-import { App } from "@slack/bolt";
+import type { App } from "@slack/bolt";
 import { type Logger, pino } from "pino";
 import type { Customer } from "../config/catalog.ts";
 import type { Jobs } from "../jobs/jobs.ts";
@@ -22,6 +22,7 @@ import { ChannelPacer } from "../orders/updates/pacer.ts";
 import type { Store } from "../store/db.ts";
 import { createSlackApprovalNotifier } from "./approvals-notifier.ts";
 import { createSlackAttentionAlerts } from "./attention-alerts.ts";
+import { BoltApp } from "./bolt.ts";
 import type { SlackContext } from "./context.ts";
 import { createHomeRefresher, type HomeRefresher } from "./home.ts";
 import { registerListeners } from "./listeners/index.ts";
@@ -132,7 +133,7 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
       throw new TypeError("HTTP mode needs the signing secret (SLACK_SIGNING_SECRET)");
     // Acks as soon as the listener calls ack(); slow work continues after the response.
     receiver = new SlackRequestReceiver({ signingSecret: options.signingSecret, logger: slackLogger });
-    app = new App({
+    app = new BoltApp({
       token: options.botToken,
       receiver,
       convoStore: false,
@@ -151,7 +152,7 @@ export function createSlackApp(options: CreateSlackAppOptions): SlackApp {
       clientOptions: { timeoutMs, ...(options.slackApiUrl ? { apiUrl: options.slackApiUrl } : {}) },
       ...options.socket,
     });
-    app = new App({
+    app = new BoltApp({
       token: options.botToken,
       socketMode: true,
       receiver: socket,

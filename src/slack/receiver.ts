@@ -11,18 +11,17 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import {
-  type App,
-  type BufferedIncomingMessage,
-  HTTPModuleFunctions,
-  HTTPResponseAck,
-  type Receiver,
-  type ReceiverEvent,
-  type Logger as SlackLogger,
+import type {
+  App,
+  BufferedIncomingMessage,
+  Receiver,
+  ReceiverEvent,
+  Logger as SlackLogger,
 } from "@slack/bolt";
 import { endAfterRequestBody } from "../http/drain.ts";
 import { checkDeclaredLength, readRawBody } from "../webhooks/body.ts";
 import { WebhookRejectedError } from "../webhooks/errors.ts";
+import { HTTPModuleFunctions, HTTPResponseAck } from "./bolt.ts";
 
 /** Slack's own limit on a request's age, in seconds, either way (replays are refused). */
 export const SLACK_SIGNATURE_TOLERANCE_SECONDS = 5 * 60;

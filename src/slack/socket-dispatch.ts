@@ -3,12 +3,8 @@
  * answers once (a second call is ignored with a warning), Slack's retry number and reason, and Bolt's default
  * error handler deciding whether a failed event is acked anyway.
  */
-import {
-  type App,
-  defaultProcessEventErrorHandler,
-  type ReceiverEvent,
-  type Logger as SlackLogger,
-} from "@slack/bolt";
+import type { App, ReceiverEvent, Logger as SlackLogger } from "@slack/bolt";
+import { defaultProcessEventErrorHandler } from "./bolt.ts";
 
 /** What @slack/socket-mode's client emits as `slack_event` for each envelope. */
 export interface SocketEnvelope {

@@ -15,8 +15,9 @@
  * client is replaced by the connections kept here. Envelopes reach `app.processEvent` as Bolt's receiver hands
  * them: ack once, retry number and reason, Bolt's default error handler.
  */
-import { type App, type Logger as SlackLogger, SocketModeReceiver, type webApi } from "@slack/bolt";
+import type { App, Logger as SlackLogger, webApi } from "@slack/bolt";
 import type { Logger } from "pino";
+import { SocketModeReceiver } from "./bolt.ts";
 import { slackClientOptions } from "./outbound/index.ts";
 import { DISCONNECT_REQUESTED, quieter, SlackSocketClient } from "./socket-client.ts";
 import { handToBolt, type SocketEnvelope } from "./socket-dispatch.ts";

@@ -6,31 +6,16 @@
 import type { Logger } from "pino";
 import type { SupplierEvents } from "../config/supplier-events.ts";
 import type { Config } from "../config.ts";
-import { ConfigError } from "../config.ts";
 import type { Route } from "../http/server.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import type { Metrics } from "../metrics.ts";
 import type { AttentionAlerts } from "../orders/operations/report.ts";
 import type { AdminAlert } from "../orders/ports.ts";
 import type { Store } from "../store/db.ts";
-import { compileEventMapping, type EventMapper } from "../supplier/event-mapping.ts";
-import { webhookSecretProblems } from "../supplier/webhook-signing.ts";
+import type { EventMapper } from "../supplier/event-mapping.ts";
 import { createOrphanSweeper, type OrphanSweeper } from "./orphans.ts";
 import { type GetWebhookSecrets, webhookRoute } from "./receiver.ts";
 import { workReprocess } from "./reprocess-job.ts";
-
-/**
- * The mapping, compiled once; first the secrets in the environment are checked against the signing scheme (their
- * form depends on it; secrets read from Secrets Manager are checked when read).
- */
-export function supplierEventsReader(
-  supplierEvents: SupplierEvents,
-  webhookSecrets: readonly string[],
-): EventMapper {
-  const problems = webhookSecretProblems(supplierEvents.signing, webhookSecrets);
-  if (problems.length > 0) throw new ConfigError(problems.map((p) => `WEBHOOK_SECRETS: ${p}`));
-  return compileEventMapping(supplierEvents.mapping);
-}
 
 export interface SupplierSideDeps {
   config: Pick<Config, "webhooks">;

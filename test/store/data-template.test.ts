@@ -8,6 +8,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   truncateSync,
@@ -89,6 +90,10 @@ describe("prebuilt data directory of the embedded store", () => {
     // pg_control: the cluster state follows the system identifier and two version numbers (16 bytes);
     // 1 is DB_SHUTDOWNED (a dump of a running store says 6, DB_IN_PRODUCTION).
     expect(readFileSync(join(unpacked, "global", "pg_control")).readUInt32LE(16)).toBe(1);
+    // Without the relations' free space and visibility maps, which PostgreSQL makes again when it needs them.
+    const files = readdirSync(unpacked, { recursive: true, encoding: "utf8" });
+    expect(files.filter((name) => /\d+_(fsm|vm)$/.test(name))).toEqual([]);
+    expect(files.filter((name) => /^base\/\d+\/\d+$/.test(name)).length).toBeGreaterThan(100);
   });
 
   it("creates a new store by unpacking it: migrated, pg-boss's queues in place, and it keeps what is written", async () => {
@@ -105,6 +110,12 @@ describe("prebuilt data directory of the embedded store", () => {
       const { rows: databases } = await store.query<{ datname: string }>("SELECT datname FROM pg_database");
       expect(databases.map((r) => r.datname)).toEqual(["postgres"]);
       await store.query("INSERT INTO document_sequences (prefix, value) VALUES ('T-', 7)");
+      // The maps left out of the template are made again when needed.
+      await store.query("VACUUM document_sequences");
+      const { rows: maps } = await store.query<{ vm: string }>(
+        "SELECT pg_relation_size('document_sequences', 'vm') AS vm",
+      );
+      expect(Number(maps[0]?.vm)).toBeGreaterThan(0);
     } finally {
       await store.close();
     }

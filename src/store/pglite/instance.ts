@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import v8 from "node:v8";
-import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
+import type { PGlite, PGliteOptions } from "@electric-sql/pglite";
 import type { Logger } from "pino";
 import { checkDataTemplate, restoreDataTemplate } from "./data-template.ts";
 
@@ -30,13 +30,26 @@ export async function createPglite(
   extra: Pick<PGliteOptions, "loadDataDir"> & { conf?: readonly string[] } = {},
 ): Promise<PGlite> {
   const { conf = [], ...rest } = extra;
-  const pgliteWasmModule = await compilePgliteWasm();
+  const [{ PGlite }, pgliteWasmModule] = await Promise.all([loadPglite(), compilePgliteWasm()]);
   return PGlite.create({
     dataDir,
     ...rest,
     ...(pgliteWasmModule && { pgliteWasmModule }),
     postgresqlconf: [...PGLITE_CONF, ...conf],
   });
+}
+
+const importPglite = () => import("@electric-sql/pglite");
+let loadingPglite: ReturnType<typeof importPglite> | null = null;
+
+/**
+ * PGlite's JavaScript (≈ 0.8 MB), loaded when the first embedded store opens rather than with this module: on
+ * PostgreSQL it is never loaded, and a start that opens the embedded store loads it after the unpacking of a new
+ * store and the compiling of the WebAssembly have begun (open.ts), while the rest of the app loads (main.ts).
+ */
+function loadPglite(): ReturnType<typeof importPglite> {
+  loadingPglite ??= importPglite();
+  return loadingPglite;
 }
 
 /** PGlite's PostgreSQL, compiled to WebAssembly: the file PGlite itself loads when it is not handed the module. */
