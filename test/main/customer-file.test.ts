@@ -4,6 +4,7 @@
  * migration applied to an existing store, the store closed (its lock released), and a store this start created
  * taken back.
  */
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -13,7 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CustomerConfigError } from "../../src/config/customer.ts";
 import { loadConfig } from "../../src/config.ts";
 import { startOrderDesk } from "../../src/main.ts";
+import { generateTestKey } from "../../src/sandbox/keys.ts";
 import { openStore } from "../../src/store/db.ts";
+import { fakeSlackToken } from "../../tools/fake-tokens.ts";
 
 const silent = pino({ level: "silent" });
 
@@ -35,13 +38,14 @@ describe("a mistake in the customer file", () => {
       ORDER_DESK_CONFIG: brokenFile,
       ORDER_DESK_DATA_DIR: dataDir,
       SLACK_MODE: "http",
-      SLACK_BOT_TOKEN: "xoxb-customer-file",
-      SLACK_SIGNING_SECRET: "customer-file-signing-secret",
+      // Made up at run time, like every credential in the tests: nothing shaped like a real one is committed.
+      SLACK_BOT_TOKEN: fakeSlackToken("xoxb"),
+      SLACK_SIGNING_SECRET: randomBytes(16).toString("hex"),
       // Never reached: the start stops before Slack is asked anything.
       SLACK_API_URL: "http://127.0.0.1:9/api/",
       SUPPLIER_BASE_URL: "http://127.0.0.1:9/",
-      SUPPLIER_API_KEY: "ods_test_0000000000000000000000000000be7c",
-      WEBHOOK_SECRETS: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      SUPPLIER_API_KEY: generateTestKey(),
+      WEBHOOK_SECRETS: `whsec_${randomBytes(24).toString("base64")}`,
     });
 
   it("stops a first start with the file's error and leaves no data directory", async () => {
