@@ -28,28 +28,9 @@ import { interruptNextPost, LOST_ANSWER_MODES } from "./support/lost-answers.ts"
 /** A placement for each order of a harness (each with its own correlation id). */
 const placements = () => Array.from({ length: 4 }, () => success());
 
-let homeEvents = 0;
-
 /** App Home's Place an order, the form filled for `ticket` and submitted; resolves with the order's message recorded. */
 async function orderFromHome(h: Harness, ticket: string): Promise<Order> {
-  const opened = await h.requests.send({
-    contentType: "application/json",
-    body: JSON.stringify({
-      token: "t",
-      team_id: h.fake.teamId,
-      api_app_id: h.fake.appId,
-      type: "event_callback",
-      event_id: `Ev0DMHOME${++homeEvents}`,
-      event_time: Math.floor(Date.now() / 1000),
-      event: {
-        type: "app_home_opened",
-        user: AGENT,
-        channel: "D0AGENT01",
-        tab: "home",
-        event_ts: "1.000001",
-      },
-    }),
-  });
+  const opened = await h.requests.appHomeOpened({ userId: AGENT });
   expect(opened.status).toBe(200);
   const home = await h.fake.waitFor(() => h.fake.homeView(AGENT), { what: "the Home tab" });
   const { triggerId } = await h.agent.clickInView(home.id, { actionId: "home_place_order" });
